@@ -1,0 +1,124 @@
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Architecture boundaries (DESIGN.md §1). Tags live in each project.json:
+ * - type:contracts  generated types + validators; imports nothing of ours
+ * - type:core       pure domain (flow-engine); contracts only
+ * - type:config     env validation (the only reader of process.env)
+ * - type:util       cross-cutting helpers (observability)
+ * - type:adapter    ports + adapters (flow-store, messaging, ...); never services
+ * - type:service    deployable apps; never other services
+ * - type:test       test helpers; only test files may import them
+ */
+const productionConstraints = [
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+  { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core', 'type:contracts'] },
+  { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:config'] },
+  {
+    sourceTag: 'type:util',
+    onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:config'],
+  },
+  {
+    sourceTag: 'type:adapter',
+    onlyDependOnLibsWithTags: [
+      'type:adapter',
+      'type:core',
+      'type:contracts',
+      'type:util',
+      'type:config',
+    ],
+  },
+  {
+    sourceTag: 'type:service',
+    onlyDependOnLibsWithTags: [
+      'type:adapter',
+      'type:core',
+      'type:contracts',
+      'type:util',
+      'type:config',
+    ],
+  },
+  {
+    sourceTag: 'type:test',
+    onlyDependOnLibsWithTags: [
+      'type:test',
+      'type:adapter',
+      'type:core',
+      'type:contracts',
+      'type:util',
+      'type:config',
+    ],
+  },
+];
+
+// Test files may additionally use the test helpers; everything else stays as strict.
+const testConstraints = productionConstraints.map((c) =>
+  c.sourceTag === 'type:test'
+    ? c
+    : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:test'] },
+);
+
+const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/testing/**/*.ts'];
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/tmp/**',
+      '**/.nx/**',
+      'libs/contracts/src/generated/**',
+      '**/*.mjs',
+      '**/*.js',
+    ],
+  },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: productionConstraints,
+        },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: testFiles,
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: testConstraints,
+        },
+      ],
+    },
+  },
+  {
+    // Tools and tests may print; they are not services.
+    files: ['tools/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  prettier,
+);

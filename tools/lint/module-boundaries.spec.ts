@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(__dirname, '../..');
+
+/**
+ * Lints in-memory sources as if they lived at `filePath`, with the workspace ESLint config, so the
+ * architecture rules are proven to fire without committing a file that breaks them.
+ */
+async function boundaryErrors(filePath: string, source: string): Promise<string[]> {
+  const eslint = new ESLint({
+    cwd: root,
+    // Type information is irrelevant to import boundaries and virtual files have no program.
+    overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+    ruleFilter: ({ ruleId }) => ruleId === '@nx/enforce-module-boundaries',
+  });
+  const [result] = await eslint.lintText(source, { filePath: resolve(root, filePath) });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === '@nx/enforce-module-boundaries')
+    .map((m) => m.message);
+}
+
+describe('module boundaries (DESIGN.md §1)', () => {
+  it('forbids the pure flow-engine from importing an adapter', async () => {
+    const errors = await boundaryErrors(
+      'libs/flow-engine/src/boundary-fixture.ts',
+      "import { InMemoryFlowRunStore } from '@tda/flow-store';\nexport const x = InMemoryFlowRunStore;\n",
+    );
+    expect(errors.join('\n')).toMatch(
+      /type:core.*type:contracts|can only depend on libs tagged with/,
+    );
+  });
+
+  it('forbids contracts from importing the engine', async () => {
+    const errors = await boundaryErrors(
+      'libs/contracts/src/boundary-fixture.ts',
+      "import { advance } from '@tda/flow-engine';\nexport const x = advance;\n",
+    );
+    expect(errors).toHaveLength(1);
+  });
+
+  it('forbids production code from importing test helpers', async () => {
+    const errors = await boundaryErrors(
+      'libs/flow-store/src/boundary-fixture.ts',
+      "import { expectEventually } from '@tda/test-support';\nexport const x = expectEventually;\n",
+    );
+    expect(errors).toHaveLength(1);
+  });
+
+  it('allows an adapter to import the engine and contracts', async () => {
+    const errors = await boundaryErrors(
+      'libs/flow-store/src/boundary-fixture.ts',
+      "import { advance } from '@tda/flow-engine';\nimport { validate } from '@tda/contracts';\nexport const x = [advance, validate];\n",
+    );
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// `npm test`: everything CI checks, in order of cost. Each stage's time is printed in a table at
+// the end; the last line is the plain "N passed, N failed" summary of the test runner.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+
+const stages = [
+  ['format', 'prettier', ['--check', '.', '--log-level', 'warn']],
+  ['lint', 'eslint', ['.', '--max-warnings', '0']],
+  ['typecheck', 'tsc', ['-p', 'tsconfig.json', '--noEmit']],
+  [
+    'tests',
+    'vitest',
+    ['run', '--reporter=default', '--reporter=json', '--outputFile.json=tmp/vitest-report.json'],
+  ],
+];
+
+const only = process.argv.slice(2);
+const results = [];
+mkdirSync('tmp', { recursive: true });
+rmSync('tmp/vitest-report.json', { force: true });
+let failed = false;
+for (const [name, bin, args] of stages) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stdout.write(`\n=== ${name}: ${bin} ${args.join(' ')}\n`);
+  const started = Date.now();
+  const run = spawnSync(`node_modules/.bin/${bin}`, args, { stdio: 'inherit' });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const ok = run.status === 0;
+  results.push({ name, ok, seconds });
+  if (!ok) {
+    failed = true;
+    break;
+  }
+}
+
+process.stdout.write('\n| stage | result | seconds |\n|---|---|---|\n');
+for (const r of results)
+  process.stdout.write(`| ${r.name} | ${r.ok ? 'ok' : 'FAILED'} | ${r.seconds} |\n`);
+if (existsSync('tmp/vitest-report.json')) {
+  const report = JSON.parse(readFileSync('tmp/vitest-report.json', 'utf8'));
+  process.stdout.write(
+    `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped\n`,
+  );
+}
+process.exit(failed ? 1 : 0);

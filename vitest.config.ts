@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// Path aliases come from tsconfig.base.json so that the compiler, ESLint and the tests agree.
+const base = JSON.parse(readFileSync(resolve(__dirname, 'tsconfig.base.json'), 'utf8')) as {
+  compilerOptions: { paths: Record<string, string[]> };
+};
+const alias = Object.entries(base.compilerOptions.paths)
+  // longest first so '@tda/flow-store/testing' wins over '@tda/flow-store'
+  .sort(([a], [b]) => b.length - a.length)
+  .map(([key, [target]]) => ({
+    find: new RegExp(`^${key.replace(/[/-]/g, (c) => `\\${c}`)}$`),
+    replacement: resolve(__dirname, target ?? ''),
+  }));
+
+// SWC compiles the TypeScript so that NestJS decorator metadata is emitted (esbuild cannot).
+const plugins = [swc.vite({ module: { type: 'es6' } })];
+
+export default defineConfig({
+  plugins,
+  resolve: { alias },
+  test: {
+    projects: [
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'unit',
+          include: ['libs/**/*.spec.ts', 'services/**/*.spec.ts', 'tools/**/*.spec.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          include: ['libs/**/*.int-spec.ts', 'services/**/*.int-spec.ts'],
+          environment: 'node',
+          globalSetup: ['tools/test/emulators.global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          // The emulators are shared by every file; two cores do not gain from more forks.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
