@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 interface GeneratorModule {
+  // typed by generate-lib.d.mts
   ROOT: string;
   generate(): Promise<Record<string, string>>;
 }

@@ -1,0 +1,97 @@
+import type { FlowRun, FlowStep } from '@tda/contracts';
+
+/**
+ * A run patch maps Firestore-style dotted field paths to new values, e.g.
+ * `{ 'steps.ohlcv_export:1M.status': 'READY', status: 'RUNNING' }`. It is what every pure
+ * decision in this library returns and what `FlowRunStore.update` applies conditionally. Using
+ * paths (not whole documents) lets concurrent writers touch different steps of one run without
+ * overwriting each other (DESIGN.md §3).
+ */
+export type RunPatch = Readonly<Record<string, unknown>>;
+
+/** Marks a field for deletion in a patch (mapped to FieldValue.delete() by the Firestore adapter). */
+export const FIELD_DELETE: unique symbol = Symbol.for('tda.fieldDelete');
+export type FieldDelete = typeof FIELD_DELETE;
+
+export function isFieldDelete(value: unknown): value is FieldDelete {
+  return value === FIELD_DELETE;
+}
+
+/** `steps.<stepId>.<field>`; stepIds are storage-safe (no '.') so the path splits unambiguously. */
+export function stepPath(stepId: string, field?: string): string {
+  return field === undefined ? `steps.${stepId}` : `steps.${stepId}.${field}`;
+}
+
+/** Prefixes every key of `fields` with `steps.<stepId>.`. */
+export function stepPatch(stepId: string, fields: Readonly<Record<string, unknown>>): RunPatch {
+  const patch: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) patch[stepPath(stepId, key)] = value;
+  return patch;
+}
+
+export function isEmptyPatch(patch: RunPatch): boolean {
+  return Object.keys(patch).length === 0;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
+ * Applies a patch to a run without mutating it, with Firestore `update()` semantics: each dotted
+ * path replaces the value at that path, creating intermediate maps; FIELD_DELETE removes the
+ * field. The in-memory store and the tests use this, so both backends agree on what a patch means.
+ */
+export function applyPatch(run: FlowRun, patch: RunPatch): FlowRun {
+  const next = clone(run) as unknown as Record<string, unknown>;
+  for (const [path, value] of Object.entries(patch)) {
+    const segments = path.split('.');
+    const last = segments.pop();
+    if (last === undefined || last === '') throw new Error(`invalid patch path '${path}'`);
+    let cursor: Record<string, unknown> = next;
+    for (const segment of segments) {
+      const child = cursor[segment];
+      if (!isPlainObject(child)) {
+        if (isFieldDelete(value)) {
+          cursor = {};
+          break;
+        }
+        cursor[segment] = {};
+      }
+      cursor = cursor[segment] as Record<string, unknown>;
+    }
+    if (isFieldDelete(value)) delete cursor[last];
+    else cursor[last] = clone(value);
+  }
+  return next as unknown as FlowRun;
+}
+
+/** Merges patches left to right (later keys win). A parent path replaces earlier child paths. */
+export function mergePatches(...patches: RunPatch[]): RunPatch {
+  const merged: Record<string, unknown> = {};
+  for (const patch of patches) {
+    for (const [path, value] of Object.entries(patch)) {
+      for (const existing of Object.keys(merged)) {
+        if (existing.startsWith(`${path}.`)) delete merged[existing];
+      }
+      merged[path] = value;
+    }
+  }
+  return merged;
+}
+
+export type StepEntry = readonly [stepId: string, step: FlowStep];
+
+/** Steps in lexicographic stepId order: every decision that picks among steps is deterministic. */
+export function sortedSteps(run: FlowRun): StepEntry[] {
+  return Object.keys(run.steps)
+    .sort()
+    .flatMap((id) => {
+      const step = run.steps[id];
+      return step === undefined ? [] : [[id, step] as const];
+    });
+}
