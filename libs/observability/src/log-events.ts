@@ -1,0 +1,52 @@
+/**
+ * The fixed event taxonomy (DESIGN.md §8, seed 002 observability): every log line carries exactly
+ * one `event` from this list, so dashboards and alerts can match on a closed set instead of on
+ * free-text messages. Add new names here (never ad hoc at a call site).
+ */
+export const LOG_EVENTS = [
+  // messaging transport
+  'message_received',
+  'message_acked',
+  'message_nacked',
+  'message_invalid',
+  'message_handler_failed',
+  'message_published',
+  'subscription_error',
+  'transport_started',
+  'transport_draining',
+  'transport_stopped',
+  // event ingestion (CloudEvents / Eventarc, seed 002)
+  'cloud_event_received',
+  'cloud_event_ignored',
+  'cloud_event_noop',
+  // step lifecycle (worker-kit)
+  'step_claimed',
+  'step_claim_conflict',
+  'step_succeeded',
+  'step_failed',
+  'step_finalize_conflict',
+  'step_heartbeat',
+  'lease_lost',
+  // orchestration
+  'run_created',
+  'run_advanced',
+  'step_dispatched',
+  'reconcile_finished',
+  // LLM structured output (seed 002)
+  'structured_output_invalid',
+  'structured_output_repair_attempt_started',
+  'structured_output_repair_attempt_finished',
+  // topology / process lifecycle
+  'topology_applied',
+  'config_invalid',
+  'service_started',
+  'service_stopped',
+] as const;
+
+export type LogEvent = (typeof LOG_EVENTS)[number];
+
+const EVENT_SET: ReadonlySet<string> = new Set(LOG_EVENTS);
+
+export function isLogEvent(value: unknown): value is LogEvent {
+  return typeof value === 'string' && EVENT_SET.has(value);
+}

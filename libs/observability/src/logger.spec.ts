@@ -1,0 +1,162 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { withLogContext } from './log-context';
+import { LOG_EVENTS } from './log-events';
+import { logEvent } from './logger';
+import { createMemoryLogger } from './memory-logger';
+
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+describe('createLogger (Cloud Logging shape)', () => {
+  it('writes severity, message, ISO time, serviceContext and the event name', () => {
+    const { logger, records } = createMemoryLogger({
+      service: 'worker-llm-report',
+      version: '1.2.3',
+      level: 'debug',
+    });
+    logEvent(logger, 'info', 'service_started', { port: 8080 }, 'worker up');
+    expect(records).toHaveLength(1);
+    const [line] = records;
+    expect(line).toMatchObject({
+      severity: 'INFO',
+      message: 'worker up',
+      event: 'service_started',
+      port: 8080,
+      serviceContext: { service: 'worker-llm-report', version: '1.2.3' },
+    });
+    expect(typeof line?.['time']).toBe('string');
+    expect(new Date(String(line?.['time'])).toISOString()).toBe(line?.['time']);
+    // pino's own fields are replaced by the Cloud Logging ones
+    expect(line).not.toHaveProperty('level');
+    expect(line).not.toHaveProperty('msg');
+    expect(line).not.toHaveProperty('pid');
+  });
+
+  it('maps every pino level to a Cloud Logging severity', () => {
+    const { logger, records } = createMemoryLogger({ service: 's', level: 'trace' });
+    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const) {
+      logEvent(logger, level, 'config_invalid');
+    }
+    expect(records.map((r) => r.severity)).toEqual([
+      'DEBUG',
+      'DEBUG',
+      'INFO',
+      'WARNING',
+      'ERROR',
+      'CRITICAL',
+    ]);
+  });
+
+  it('uses the event name as message by default and never lets fields rename the event', () => {
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    logEvent(logger, 'warn', 'message_invalid', { event: 'something_else', reason: 'x' });
+    expect(records[0]).toMatchObject({ event: 'message_invalid', message: 'message_invalid' });
+  });
+
+  it('respects the level threshold', () => {
+    const { logger, records } = createMemoryLogger({ service: 's', level: 'warn' });
+    logEvent(logger, 'info', 'message_received');
+    logEvent(logger, 'warn', 'lease_lost');
+    expect(records.map((r) => r.event)).toEqual(['lease_lost']);
+  });
+
+  it('derives the Cloud Logging trace fields from the context traceparent', () => {
+    const { logger, records } = createMemoryLogger({ service: 's', projectId: 'tda-prod' });
+    withLogContext({ traceparent: TRACEPARENT }, () => logEvent(logger, 'info', 'step_claimed'));
+    expect(records[0]).toMatchObject({
+      'logging.googleapis.com/trace': 'projects/tda-prod/traces/4bf92f3577b34da6a3ce929d0e0e4736',
+      'logging.googleapis.com/spanId': '00f067aa0ba902b7',
+      'logging.googleapis.com/trace_sampled': true,
+    });
+    expect(records[0]).not.toHaveProperty('traceparent');
+  });
+
+  it('writes the bare trace id without a project and no trace field without a trace', () => {
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    withLogContext({ traceparent: TRACEPARENT }, () => logEvent(logger, 'info', 'step_claimed'));
+    withLogContext({ traceparent: 'garbage' }, () => logEvent(logger, 'info', 'step_claimed'));
+    logEvent(logger, 'info', 'step_claimed');
+    expect(records[0]?.['logging.googleapis.com/trace']).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(records[1]).not.toHaveProperty('logging.googleapis.com/trace');
+    expect(records[2]).not.toHaveProperty('logging.googleapis.com/trace');
+  });
+});
+
+describe('log context propagation', () => {
+  it('merges the context into every line, across awaits, and call-site fields win', async () => {
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    await withLogContext({ runId: 'r1', stepId: 'LLM_REPORT:1d', deliveryAttempt: 2 }, async () => {
+      logEvent(logger, 'info', 'message_received');
+      await sleep(5);
+      await Promise.resolve();
+      logEvent(logger, 'info', 'step_claimed', { stepId: 'override' });
+    });
+    logEvent(logger, 'info', 'service_stopped');
+    expect(records[0]).toMatchObject({ runId: 'r1', stepId: 'LLM_REPORT:1d', deliveryAttempt: 2 });
+    expect(records[1]).toMatchObject({ runId: 'r1', stepId: 'override' });
+    expect(records[2]).not.toHaveProperty('runId');
+  });
+
+  it('nests contexts and drops undefined fields instead of blanking inherited ones', () => {
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    withLogContext({ runId: 'r1', stepId: 's1' }, () =>
+      withLogContext({ messageId: 'm1', stepId: undefined }, () =>
+        logEvent(logger, 'info', 'message_received'),
+      ),
+    );
+    expect(records[0]).toMatchObject({ runId: 'r1', stepId: 's1', messageId: 'm1' });
+  });
+
+  it('keeps concurrent contexts apart', async () => {
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    const work = (runId: string, delays: number[]) =>
+      withLogContext({ runId }, async () => {
+        for (const delay of delays) {
+          await sleep(delay);
+          logEvent(logger, 'info', 'step_succeeded', { expected: runId });
+        }
+      });
+    await Promise.all([work('a', [5, 1, 7, 0]), work('b', [0, 6, 1, 3]), work('c', [2, 2, 2, 2])]);
+    expect(records).toHaveLength(12);
+    for (const record of records) expect(record['runId']).toBe(record['expected']);
+    // they really interleaved: the line order is not grouped by run
+    const order = records.map((r) => r['runId']).join('');
+    expect(order).not.toMatch(/^(a{4}|b{4}|c{4}){3}$/);
+  });
+});
+
+describe('LOG_EVENTS taxonomy', () => {
+  it('has unique snake_case names including the required ones', () => {
+    expect(new Set(LOG_EVENTS).size).toBe(LOG_EVENTS.length);
+    for (const event of LOG_EVENTS) expect(event).toMatch(/^[a-z]+(_[a-z]+)*$/);
+    expect(LOG_EVENTS).toEqual(
+      expect.arrayContaining([
+        'message_received',
+        'message_acked',
+        'message_nacked',
+        'message_invalid',
+        'message_handler_failed',
+        'transport_started',
+        'transport_draining',
+        'transport_stopped',
+        'cloud_event_received',
+        'cloud_event_ignored',
+        'cloud_event_noop',
+        'step_claimed',
+        'step_claim_conflict',
+        'step_succeeded',
+        'step_failed',
+        'step_finalize_conflict',
+        'run_advanced',
+        'step_dispatched',
+        'lease_lost',
+        'structured_output_invalid',
+        'structured_output_repair_attempt_started',
+        'structured_output_repair_attempt_finished',
+        'config_invalid',
+        'service_started',
+        'service_stopped',
+      ]),
+    );
+  });
+});

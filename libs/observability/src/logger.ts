@@ -1,0 +1,72 @@
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { currentLogContext } from './log-context';
+import type { LogEvent } from './log-events';
+import { buildRedactPaths, REDACTED } from './redaction';
+import { cloudTraceFields } from './trace-context';
+
+export type Logger = PinoLogger;
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+export interface LoggerOptions {
+  /** Reported as serviceContext.service (Cloud Error Reporting groups by it). */
+  service: string;
+  level?: LogLevel | 'silent';
+  version?: string;
+  /** GCP project; when set, trace ids are written as projects/<id>/traces/<traceId>. */
+  projectId?: string;
+  /** Where lines go; stdout (what Cloud Run collects) when omitted. Tests pass a capture. */
+  destination?: DestinationStream;
+}
+
+/** pino level label -> Cloud Logging LogSeverity. */
+export const SEVERITY_BY_LEVEL: Readonly<Record<string, string>> = {
+  trace: 'DEBUG',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARNING',
+  error: 'ERROR',
+  fatal: 'CRITICAL',
+};
+
+/**
+ * A pino logger writing Cloud Logging structured JSON: `severity`, `message`, ISO `time`,
+ * `serviceContext`, the trace fields derived from the current context's traceparent, and the
+ * current log context (runId, stepId, messageId, ...) merged into every line. Secrets are
+ * redacted by path; use logEvent() so each line names one event from the taxonomy.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const { service, level = 'info', version, projectId, destination } = options;
+  const pinoOptions = {
+    level,
+    messageKey: 'message',
+    base: { serviceContext: version === undefined ? { service } : { service, version } },
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    formatters: {
+      level: (label: string) => ({ severity: SEVERITY_BY_LEVEL[label] ?? 'DEFAULT' }),
+    },
+    // Call-site fields win over the context (pino's default merge strategy).
+    mixin: () => {
+      const { traceparent, ...fields } = currentLogContext();
+      return {
+        ...fields,
+        ...cloudTraceFields(typeof traceparent === 'string' ? traceparent : undefined, projectId),
+      };
+    },
+    redact: { paths: buildRedactPaths(), censor: REDACTED },
+  };
+  return destination === undefined ? pino(pinoOptions) : pino(pinoOptions, destination);
+}
+
+/**
+ * Writes one line for one taxonomy event. `event` is applied last so a stray `event` key in
+ * `fields` cannot rename the line; the message defaults to the event name.
+ */
+export function logEvent(
+  logger: Logger,
+  level: LogLevel,
+  event: LogEvent,
+  fields: Record<string, unknown> = {},
+  message?: string,
+): void {
+  logger[level]({ ...fields, event }, message ?? event);
+}
