@@ -100,6 +100,40 @@ const INLINE_EQUAL = `function __tdaEqual(a, b) {
 }
 `;
 
+/**
+ * A `description` (or `title`) next to a `$ref` documents the field in the schema, but
+ * json-schema-to-typescript turns every such annotated reference into a fresh numbered alias
+ * (GcsUri1, Timestamp2, ...). The type generator therefore sees the schemas without those sibling
+ * annotations; validators and the schema files keep them.
+ */
+function stripRefAnnotations(node) {
+  if (Array.isArray(node)) return node.map(stripRefAnnotations);
+  if (node === null || typeof node !== 'object') return node;
+  const out = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (typeof node.$ref === 'string' && (key === 'description' || key === 'title')) continue;
+    out[key] = stripRefAnnotations(value);
+  }
+  return out;
+}
+
+/** Serves contracts/*.schema.json to the $ref parser from memory, annotation-stripped. */
+function schemaResolver(schemas) {
+  const byFile = new Map(
+    schemas.map(({ file, schema }) => [file, JSON.stringify(stripRefAnnotations(schema))]),
+  );
+  const fileOf = (url) =>
+    url
+      .split(/[\\/]/)
+      .pop()
+      ?.replace(/[#?].*$/, '') ?? '';
+  return {
+    order: 1,
+    canRead: (file) => byFile.has(fileOf(file.url)),
+    read: (file) => byFile.get(fileOf(file.url)),
+  };
+}
+
 export async function generateTypes(schemas) {
   // One synthetic root referencing every schema, compiled once, so each shared type is declared
   // exactly once (FlowStep, ErrorInfo, ...).
@@ -127,7 +161,11 @@ export async function generateTypes(schemas) {
     declareExternallyReferenced: true,
     strictIndexSignatures: false,
     unknownAny: true,
+    // maxItems bounds become plain arrays (not unions of tuples, which no producer can build from
+    // a string[]); minItems: 1 still gives a non-empty tuple type.
+    maxItems: 0,
     format: false,
+    $refOptions: { resolve: { contracts: schemaResolver(schemas) } },
   });
   return BANNER + dropInterface(dropInterface(ts, 'TdaContractsRoot'), 'Common');
 }
@@ -175,6 +213,15 @@ function generateCatalogue(schemas) {
     `export const FLOW_KEY_PATTERN = new RegExp(${JSON.stringify(common.FlowKey.pattern)});`,
   );
   lines.push(`export const SYMBOL_PATTERN = new RegExp(${JSON.stringify(common.Symbol.pattern)});`);
+  const llmReport = byName.llm_report_file.$defs;
+  constArray('LLM_PROVIDERS', llmReport.LlmReportMetadata.properties.provider.enum);
+  constArray('LLM_SCHEMA_KINDS', byName.llm_schema.$defs.LlmSchemaKind.enum);
+  lines.push(
+    `/** llm_report_output_v<N>: the schemaId convention of LLM report output formats (seed 002). */\nexport const LLM_REPORT_SCHEMA_ID_PATTERN = new RegExp(${JSON.stringify(byName.llm_schema.$defs.LlmReportSchemaId.pattern)});`,
+  );
+  lines.push(
+    `export const PROMPT_ID_PATTERN = new RegExp(${JSON.stringify(byName.llm_prompt.$defs.PromptId.pattern)});`,
+  );
   lines.push(
     `/** Retryability and HTTP status per error code (error.schema.json x-tda-codes). */\nexport const ERROR_CODE_INFO = ${JSON.stringify(error['x-tda-codes'], null, 2)} as const;`,
   );

@@ -1,6 +1,13 @@
 import type {
+  ApiError,
+  ChartsManifest,
   ErrorInfo,
   FlowRun,
+  LlmProfile,
+  LlmPrompt,
+  LlmReportFile,
+  LlmSchema,
+  OhlcvExport,
   StepEventMessage,
   StepReadyMessage,
   TriggerRequest,
@@ -27,6 +34,20 @@ export const validate = {
     runValidator(compiled.validateStepEvent as CompiledValidator, data),
   triggerRequest: (data: unknown): ValidationResult<TriggerRequest> =>
     runValidator(compiled.validateTriggerRequest as CompiledValidator, data),
+  ohlcvExport: (data: unknown): ValidationResult<OhlcvExport> =>
+    runValidator(compiled.validateOhlcvExport as CompiledValidator, data),
+  chartsManifest: (data: unknown): ValidationResult<ChartsManifest> =>
+    runValidator(compiled.validateChartsManifest as CompiledValidator, data),
+  llmReportFile: (data: unknown): ValidationResult<LlmReportFile> =>
+    runValidator(compiled.validateLlmReportFile as CompiledValidator, data),
+  llmPrompt: (data: unknown): ValidationResult<LlmPrompt> =>
+    runValidator(compiled.validateLlmPrompt as CompiledValidator, data),
+  llmSchema: (data: unknown): ValidationResult<LlmSchema> =>
+    runValidator(compiled.validateLlmSchema as CompiledValidator, data),
+  llmProfile: (data: unknown): ValidationResult<LlmProfile> =>
+    runValidator(compiled.validateLlmProfile as CompiledValidator, data),
+  apiError: (data: unknown): ValidationResult<ApiError> =>
+    runValidator(compiled.validateApiError as CompiledValidator, data),
 } as const;
 
 export type ContractName = keyof typeof validate;

@@ -32,11 +32,9 @@ export type ErrorCode =
  */
 export type RunId = string;
 /**
- * Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.
+ * stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.
  */
-export type FlowKey = string;
-export type RunStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
-export type Timestamp = string;
+export type StepId = string;
 /**
  * Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.
  */
@@ -45,10 +43,22 @@ export type TradingSymbol = string;
  * Candle timeframe code (seed 001): capital M is a calendar month.
  */
 export type Timeframe = '1h' | '4h' | '1d' | '1w' | '1M';
+export type GcsUri = string;
 /**
- * stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.
+ * Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).
  */
-export type StepId = string;
+export type ChartTemplateId = string;
+/**
+ * What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.
+ */
+export type ChartKind = string;
+export type Sha256 = string;
+/**
+ * Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.
+ */
+export type FlowKey = string;
+export type RunStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+export type Timestamp = string;
 export type StepType =
   | 'OHLCV_EXPORT'
   | 'CHART_EXPORT'
@@ -60,9 +70,158 @@ export type StepType =
   | 'BACKTEST';
 export type StepStatus =
   'PENDING' | 'READY' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'CANCELLED';
-export type GcsUri = string;
-export type Sha256 = string;
+/**
+ * Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.
+ */
+export type PromptId = string;
+/**
+ * Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).
+ */
+export type LlmReportSchemaId = string;
+/**
+ * The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).
+ */
+export type LlmSchema = {
+  /**
+   * Firestore doc id; its pattern depends on kind (see below).
+   */
+  schemaId: string;
+  kind: LlmSchemaKind;
+  /**
+   * The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).
+   */
+  jsonSchema: {
+    [k: string]: unknown;
+  };
+  description?: string;
+  createdAt?: Timestamp;
+  updatedAt?: Timestamp;
+  [k: string]: unknown;
+};
+/**
+ * Which model-owned output the schema describes.
+ */
+export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
+/**
+ * Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.
+ */
+export type OhlcvSource = {
+  provider: 'bundled' | 'ccxt';
+  /**
+   * Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.
+   */
+  dataset?: string;
+  /**
+   * ccxt exchange id, e.g. binance.
+   */
+  exchange?: string;
+  /**
+   * The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).
+   */
+  marketSymbol?: string;
+  sourceTimeframe?: Timeframe;
+  /**
+   * 'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).
+   */
+  volumeUnit?: 'base' | 'quote';
+  [k: string]: unknown;
+};
 
+/**
+ * The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).
+ */
+export interface ApiError {
+  code: ErrorCode;
+  /**
+   * Human-readable, sanitized explanation.
+   */
+  message: string;
+  /**
+   * Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.
+   */
+  details?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).
+   */
+  retryable?: boolean;
+  /**
+   * Correlation id of the request (the trace id when tracing is on), for support and log search.
+   */
+  requestId?: string;
+}
+/**
+ * The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit next to it under .../<stepId>/<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.
+ */
+export interface ChartsManifest {
+  /**
+   * Version of this artifact format (1).
+   */
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  ohlcvGcsUri?: GcsUri;
+  /**
+   * Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.
+   */
+  minImages: number;
+  /**
+   * What the step asked for, in request order. chartTemplateId is unique within the list.
+   *
+   * @minItems 1
+   */
+  requested: [ChartRequest, ...ChartRequest[]];
+  /**
+   * The charts actually produced, in request order.
+   */
+  items: ChartItem[];
+  /**
+   * One entry per requested chart that was not produced.
+   */
+  failures: ChartFailure[];
+  /**
+   * The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.
+   */
+  status?: 'SUCCEEDED' | 'FAILED';
+}
+export interface ChartRequest {
+  chartTemplateId: ChartTemplateId;
+  kind: ChartKind;
+  /**
+   * Template parameters (indicator periods, overlays, lookback, size...).
+   */
+  params?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * One rendered PNG.
+ */
+export interface ChartItem {
+  chartTemplateId: ChartTemplateId;
+  kind?: ChartKind;
+  gcs_uri: GcsUri;
+  contentType: 'image/png';
+  width: number;
+  height: number;
+  bytes: number;
+  sha256: Sha256;
+  /**
+   * Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).
+   */
+  description: string;
+}
+/**
+ * A requested chart that was not produced. message is sanitized.
+ */
+export interface ChartFailure {
+  chartTemplateId: ChartTemplateId;
+  code: ErrorCode;
+  message: string;
+}
 /**
  * A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).
  */
@@ -203,6 +362,241 @@ export interface StepProgress {
   [k: string]: unknown;
 }
 /**
+ * The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.
+ */
+export interface LlmProfile {
+  /**
+   * Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).
+   */
+  modelName: string;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  maxOutputTokens?: number;
+  /**
+   * @maxItems 5
+   */
+  stopSequences?: string[];
+  /**
+   * Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).
+   */
+  candidateCount?: number;
+  /**
+   * Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).
+   */
+  responseMimeType?: string;
+  structuredOutput?: StructuredOutputRef;
+  /**
+   * Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.
+   */
+  responseSchema?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.
+   */
+  jsonSchema?: {
+    [k: string]: unknown;
+  };
+  thinkingConfig?: ThinkingConfig;
+}
+/**
+ * Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.
+ */
+export interface StructuredOutputRef {
+  /**
+   * llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).
+   */
+  schemaId: string;
+  schemaSha256?: Sha256;
+}
+/**
+ * Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).
+ */
+export interface ThinkingConfig {
+  includeThoughts?: boolean;
+  thinkingLevel?: 'minimal' | 'low' | 'medium' | 'high';
+  thinkingBudget?: number;
+}
+/**
+ * The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).
+ */
+export interface LlmPrompt {
+  promptId: PromptId;
+  /**
+   * The model's role and rules (analyst persona, output language, constraints).
+   */
+  systemInstruction: string;
+  /**
+   * The base user turn: the task for this timeframe. The worker appends the UserInput section.
+   */
+  userPrompt: string;
+  /**
+   * The N of the promptId's _v<N> suffix, for listing and sorting.
+   */
+  version?: number;
+  /**
+   * What the prompt is for (shown in admin listings).
+   */
+  description?: string;
+  createdAt?: Timestamp;
+  updatedAt?: Timestamp;
+  [k: string]: unknown;
+}
+/**
+ * The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.
+ */
+export interface LlmReportFile {
+  metadata: LlmReportMetadata;
+  output: LlmReportOutput;
+}
+/**
+ * Worker-owned: makes the file self-describing.
+ */
+export interface LlmReportMetadata {
+  /**
+   * Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.
+   */
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  promptId: PromptId;
+  schemaId: LlmReportSchemaId;
+  /**
+   * The llmProfile.modelName the request used (offline-analyst-v1 for the offline analyst).
+   */
+  modelName: string;
+  /**
+   * Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.
+   */
+  provider: 'gemini' | 'vertex' | 'offline';
+  inputs: LlmReportInputs;
+  llm: LlmExecutionMetadata;
+  generatedAt?: Timestamp;
+}
+/**
+ * The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.
+ */
+export interface LlmReportInputs {
+  ohlcvGcsUri: GcsUri;
+  chartsManifestGcsUri: GcsUri;
+  /**
+   * The chart images sent, in manifest order.
+   */
+  chartGcsUris: GcsUri[];
+  /**
+   * Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).
+   */
+  previousReportGcsUris: GcsUri[];
+}
+/**
+ * Provider response metadata (seed 002 execution metadata); the same object goes to steps.<id>.outputs.execution.llm.
+ */
+export interface LlmExecutionMetadata {
+  /**
+   * Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).
+   */
+  finishReason: string;
+  /**
+   * Exact model version the provider reports, when it does.
+   */
+  modelVersion?: string;
+  usageMetadata?: LlmUsageMetadata;
+  /**
+   * Provider response/operation id, for correlation.
+   */
+  requestId?: string;
+  attempts: {
+    /**
+     * Model calls made: 1 normally, 2 when one structured-output repair ran.
+     */
+    total: number;
+  };
+  schemaSha256?: Sha256;
+}
+/**
+ * Token counts as the provider reports them (absent for the offline analyst).
+ */
+export interface LlmUsageMetadata {
+  promptTokenCount: number;
+  candidatesTokenCount?: number;
+  totalTokenCount: number;
+  thoughtsTokenCount?: number;
+}
+/**
+ * Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.
+ */
+export interface LlmReportOutput {
+  summary: LlmReportSummary;
+  /**
+   * Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).
+   */
+  details: {
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+export interface LlmReportSummary {
+  /**
+   * The human-readable report (Markdown). output.summary.html is not generated (seed 002).
+   */
+  markdown: string;
+  [k: string]: unknown;
+}
+/**
+ * The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).
+ */
+export interface OhlcvExport {
+  /**
+   * Version of this artifact format (1). Bumped on an incompatible change.
+   */
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  source: OhlcvSource;
+  range: OhlcvRange;
+  /**
+   * Candles in ascending openTime order, one per UTC bucket, no duplicates.
+   *
+   * @minItems 1
+   */
+  candles: [OhlcvCandle, ...OhlcvCandle[]];
+  /**
+   * candles.length, so a reader can check a truncated file without parsing every candle.
+   */
+  candleCount: number;
+  /**
+   * What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.
+   */
+  incompleteBucketPolicy: 'dropped' | 'marked';
+}
+/**
+ * The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.
+ */
+export interface OhlcvRange {
+  from: Timestamp;
+  to: Timestamp;
+}
+/**
+ * One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).
+ */
+export interface OhlcvCandle {
+  openTime: Timestamp;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  /**
+   * false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.
+   */
+  complete?: boolean;
+}
+/**
  * Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.
  */
 export interface StepEventMessage {
@@ -243,4 +637,33 @@ export interface TriggerRequest {
    * Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.
    */
   deadlineSeconds?: number;
+}
+/**
+ * Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.
+ */
+export interface ReportOutputSchemaInvariants {
+  type: 'object';
+  required: unknown[];
+  properties: {
+    summary: {
+      type: 'object';
+      required: unknown[];
+      properties: {
+        markdown: {
+          type: 'string';
+          [k: string]: unknown;
+        };
+        [k: string]: unknown;
+      };
+      additionalProperties?: unknown;
+      [k: string]: unknown;
+    };
+    details: {
+      type: 'object';
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+  additionalProperties?: unknown;
+  [k: string]: unknown;
 }
