@@ -492,7 +492,7 @@ export interface LlmReportInputs {
   previousReportGcsUris: GcsUri[];
 }
 /**
- * Provider response metadata (seed 002 execution metadata); the same object goes to steps.<id>.outputs.execution.llm.
+ * Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.
  */
 export interface LlmExecutionMetadata {
   /**
