@@ -1,0 +1,123 @@
+import { ERROR_CODE_INFO, type ErrorCode, type ValidationIssue } from '@tda/contracts';
+
+/**
+ * Errors raised by every FlowRunStore adapter. Each carries a `code` from the contracts' ErrorCode
+ * enum so services can map it to an HTTP status or a step error without knowing the adapter, and a
+ * small, sanitized `details` object (ids and validation issues, never document contents).
+ */
+export class FlowStoreError extends Error {
+  readonly retryable: boolean;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+    retryable: boolean = ERROR_CODE_INFO[code].retryable,
+  ) {
+    super(message);
+    this.name = new.target.name;
+    this.retryable = retryable;
+  }
+}
+
+/** `create` found a document with the same runId (create-only semantics). */
+export class RunAlreadyExistsError extends FlowStoreError {
+  constructor(readonly runId: string) {
+    super('CONFLICT', `flow run '${runId}' already exists`, { runId });
+  }
+}
+
+/** `update` addressed a run that does not exist. */
+export class RunNotFoundError extends FlowStoreError {
+  constructor(readonly runId: string) {
+    super('NOT_FOUND', `flow run '${runId}' does not exist`, { runId });
+  }
+}
+
+/**
+ * The document changed since `expectedVersion` was read, so the conditional update was not
+ * applied. Retryable: re-read, re-decide and write again (see updateWithRetry).
+ */
+export class VersionConflictError extends FlowStoreError {
+  constructor(
+    readonly runId: string,
+    readonly expectedVersion: string,
+  ) {
+    super(
+      'CONFLICT',
+      `flow run '${runId}' changed since version ${expectedVersion}`,
+      { runId, expectedVersion },
+      true,
+    );
+  }
+}
+
+/** The document to create, or a document read back, does not satisfy flow_run.schema.json. */
+export class InvalidRunDocumentError extends FlowStoreError {
+  constructor(
+    readonly runId: string | undefined,
+    readonly issues: readonly ValidationIssue[],
+  ) {
+    super(
+      'FLOW_RUN_INVALID',
+      `flow run${runId === undefined ? '' : ` '${runId}'`} is invalid: ${issues
+        .slice(0, 5)
+        .map((i) => `${i.path} ${i.message}`)
+        .join('; ')}`,
+      { ...(runId === undefined ? {} : { runId }), issues },
+    );
+  }
+}
+
+/**
+ * A patch the store cannot apply identically on every backend: empty or reserved path segments,
+ * one path being a prefix of another, or a value that is not plain JSON (Date, nested array,
+ * NaN, a FIELD_DELETE below the top level, ...).
+ */
+export class InvalidRunPatchError extends FlowStoreError {
+  constructor(
+    readonly runId: string,
+    readonly issues: readonly ValidationIssue[],
+  ) {
+    super(
+      'INVALID_REQUEST',
+      `patch for flow run '${runId}' is invalid: ${issues
+        .slice(0, 5)
+        .map((i) => `${i.path} ${i.message}`)
+        .join('; ')}`,
+      { runId, issues },
+    );
+  }
+}
+
+/** A list query outside the supported range (limit 1..100, ...). */
+export class InvalidListQueryError extends FlowStoreError {
+  constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
+    super('INVALID_REQUEST', message, details);
+  }
+}
+
+/** The cursor was not produced by this store (or by an incompatible version of it). */
+export class InvalidCursorError extends InvalidListQueryError {
+  constructor(reason: string) {
+    super(`invalid list cursor: ${reason}`, { reason });
+  }
+}
+
+/**
+ * updateWithRetry lost the race `attempts` times in a row. Retryable at the message level: the
+ * caller nacks and Pub/Sub redelivers later (DESIGN.md §3).
+ */
+export class ConflictRetriesExhaustedError extends FlowStoreError {
+  constructor(
+    readonly runId: string,
+    readonly attempts: number,
+  ) {
+    super(
+      'CONFLICT',
+      `flow run '${runId}': conditional update still conflicting after ${attempts} attempts`,
+      { runId, attempts },
+      true,
+    );
+  }
+}

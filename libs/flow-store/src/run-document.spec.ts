@@ -1,0 +1,138 @@
+import { validate } from '@tda/contracts';
+import { FIELD_DELETE } from '@tda/flow-engine';
+import { describe, expect, it } from 'vitest';
+import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.errors';
+import { prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
+import { defaultSteps, makeFlowRun, makeParallelSteps, makeRunId, makeStep } from './testing';
+
+const now = new Date('2026-05-05T05:05:05.005Z');
+
+describe('fixtures', () => {
+  it('build documents that satisfy flow_run.schema.json', () => {
+    const runs = [
+      makeFlowRun(),
+      makeFlowRun({ scope: { symbol: 'BTC/USDT', timeframes: ['1M', '1w'] }, suffix: 'x9z' }),
+      makeFlowRun({ steps: makeParallelSteps(5), status: 'PENDING' }),
+      makeFlowRun({ steps: { ...defaultSteps(), extra: makeStep({ status: 'SKIPPED' }) } }),
+    ];
+    for (const run of runs) expect(validate.flowRun(run)).toEqual({ ok: true, value: run });
+    expect(makeRunId({ at: '2026-12-31T23:59:58.123Z', symbol: 'ETH/USD', suffix: 'q1w2' })).toBe(
+      '20261231-235958_ETH-USD_q1w2',
+    );
+  });
+});
+
+describe('prepareNewRun', () => {
+  it('stamps updatedAt and returns a detached copy', () => {
+    const run = makeFlowRun();
+    const stored = prepareNewRun(run, now);
+    expect(stored).toEqual({ ...run, updatedAt: now.toISOString() });
+    stored.steps['ohlcv_export:1d'] = makeStep({ status: 'FAILED' });
+    expect(run.steps['ohlcv_export:1d']?.status).toBe('READY');
+  });
+
+  it('normalises -0 and drops undefined properties', () => {
+    const run = makeFlowRun({
+      steps: { a: makeStep({ inputs: { zero: -0, gone: undefined, list: [{ x: undefined }] } }) },
+    });
+    const inputs = prepareNewRun(run, now).steps['a']?.inputs;
+    expect(inputs).toEqual({ zero: 0, list: [{}] });
+    expect(Object.is(inputs?.['zero'], -0)).toBe(false);
+  });
+
+  it.each([
+    ['a Date', { when: new Date(0) }, 'Date'],
+    ['a nested array', { grid: [[1]] }, 'array'],
+    ['an undefined array item', { list: [undefined] }, 'undefined array item'],
+    ['Infinity', { n: Number.POSITIVE_INFINITY }, 'finite'],
+    ['a reserved key', { __name__: 1 }, 'reserved'],
+    ['an empty key', { '': 1 }, 'empty field name'],
+    ['a Map', { m: new Map() }, 'Map'],
+    ['a bigint', { b: 1n }, 'bigint'],
+  ])('rejects %s inside the document', (_label, inputs, message) => {
+    const run = makeFlowRun({ steps: { a: makeStep({ inputs }) } });
+    expect(() => prepareNewRun(run, now)).toThrow(InvalidRunDocumentError);
+    expect(() => prepareNewRun(run, now)).toThrow(message);
+  });
+});
+
+describe('readRunDocument (lenient read)', () => {
+  it('accepts unknown fields anywhere and returns them untouched', () => {
+    const run = makeFlowRun({
+      status: 'FAILED',
+      error: { code: 'RUN_TIMEOUT', message: 'late', retryable: false },
+    });
+    const doc = {
+      ...run,
+      extraTop: 1,
+      error: { ...run.error, extraInError: true },
+      steps: { a: { ...makeStep(), extraInStep: 'x', error: { ...run.error, hint: 1 } } },
+    };
+    expect(readRunDocument(run.runId, doc)).toBe(doc);
+  });
+
+  it('rejects missing required fields and other violations, naming the field', () => {
+    const { steps: _steps, ...noSteps } = makeFlowRun();
+    expect(() => readRunDocument('r', noSteps)).toThrow(/steps/);
+    const badStatus = { ...makeFlowRun(), status: 'DONE', extra: 1 };
+    const error = (() => {
+      try {
+        readRunDocument('r', badStatus);
+        return null;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidRunDocumentError);
+    expect(error).toMatchObject({ code: 'FLOW_RUN_INVALID', details: { runId: 'r' } });
+  });
+
+  it('fails closed when unknown fields fill the capped issue list', () => {
+    const error = { code: 'RUN_TIMEOUT', message: 'late', retryable: false };
+    const noisyError: Record<string, unknown> = { ...error };
+    for (let i = 0; i < 25; i += 1) noisyError[`extra${i}`] = i;
+    // Step 'a' is checked first; its noise fills the capped list and hides step 'b's bad status.
+    const doc = {
+      ...makeFlowRun(),
+      steps: {
+        a: makeStep({ status: 'FAILED', error: noisyError as typeof error }),
+        b: { ...makeStep(), status: 'NOPE' },
+      },
+    };
+    expect(() => readRunDocument(doc.runId, doc)).toThrow(InvalidRunDocumentError);
+  });
+});
+
+describe('prepareRunPatch', () => {
+  it('stamps updatedAt over the caller value and keeps FIELD_DELETE at the top level', () => {
+    expect(
+      prepareRunPatch(
+        'r',
+        {
+          updatedAt: 'x',
+          'steps.a.lease': FIELD_DELETE,
+          'steps.a.status': 'RUNNING',
+          skip: undefined,
+        },
+        now,
+      ),
+    ).toEqual({
+      'steps.a.lease': FIELD_DELETE,
+      'steps.a.status': 'RUNNING',
+      updatedAt: now.toISOString(),
+    });
+  });
+
+  it.each([
+    ['a parent and a child path', { 'steps.a': {}, 'steps.a.status': 'X' }, 'conflicts'],
+    ['a child of the stamped updatedAt', { 'updatedAt.x': 1 }, 'conflicts'],
+    ['an empty segment', { 'steps..status': 'X' }, 'empty path segment'],
+    ['a trailing dot', { 'steps.a.': 'X' }, 'empty path segment'],
+    ['a reserved segment', { 'steps.__a__.status': 'X' }, 'reserved'],
+    ['a nested FIELD_DELETE', { 'steps.a': { lease: FIELD_DELETE } }, 'symbol'],
+    ['a Date', { 'steps.a.readyAt': new Date() }, 'Date'],
+  ])('rejects %s', (_label, patch, message) => {
+    expect(() => prepareRunPatch('r', patch, now)).toThrow(InvalidRunPatchError);
+    expect(() => prepareRunPatch('r', patch, now)).toThrow(message);
+  });
+});

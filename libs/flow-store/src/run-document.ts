@@ -1,0 +1,137 @@
+import { type FlowRun, type ValidationIssue, validate } from '@tda/contracts';
+import { FIELD_DELETE, type RunPatch, isFieldDelete } from '@tda/flow-engine';
+import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.errors';
+
+/**
+ * Document rules shared by every adapter, so that the in-memory store accepts, rejects and
+ * returns exactly what Firestore does.
+ */
+
+/** Firestore reserves field names of the form __name__. */
+const RESERVED_FIELD = /^__.*__$/;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function jsonIssue(path: string, message: string): ValidationIssue {
+  return { path, keyword: 'json', message };
+}
+
+/**
+ * Deep-copies `value` as storable JSON: undefined object properties are dropped (Firestore's
+ * ignoreUndefinedProperties), -0 becomes 0 (Firestore stores it as the integer 0), and anything
+ * Firestore would store differently or reject is reported: non-finite numbers, Dates and other
+ * class instances (Firestore would turn a Date into a Timestamp), arrays directly inside arrays,
+ * empty or reserved map keys, symbols (a FIELD_DELETE below the top level of a patch), functions.
+ */
+function toStoredJson(
+  value: unknown,
+  path: string,
+  insideArray: boolean,
+  issues: ValidationIssue[],
+): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) issues.push(jsonIssue(path, 'number must be finite'));
+    return Object.is(value, -0) ? 0 : value;
+  }
+  if (Array.isArray(value)) {
+    if (insideArray) issues.push(jsonIssue(path, 'an array may not directly contain an array'));
+    return value.map((item: unknown, index) => {
+      if (item === undefined) issues.push(jsonIssue(`${path}/${index}`, 'undefined array item'));
+      return toStoredJson(item, `${path}/${index}`, true, issues);
+    });
+  }
+  if (isPlainObject(value)) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      if (child === undefined) continue;
+      if (key === '') issues.push(jsonIssue(path, 'empty field name'));
+      else if (RESERVED_FIELD.test(key))
+        issues.push(jsonIssue(path, `reserved field name '${key}'`));
+      copy[key] = toStoredJson(child, `${path}/${key}`, false, issues);
+    }
+    return copy;
+  }
+  issues.push(jsonIssue(path === '' ? '/' : path, `not a JSON value (${describeType(value)})`));
+  return undefined;
+}
+
+function describeType(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return typeof value;
+  const ctor: unknown = (value as { constructor?: unknown }).constructor;
+  return typeof ctor === 'function' && ctor.name !== '' ? ctor.name : 'object';
+}
+
+/**
+ * What `create` stores: a JSON copy of `run` with `updatedAt` stamped, validated strictly against
+ * flow_run.schema.json.
+ */
+export function prepareNewRun(run: FlowRun, now: Date): FlowRun {
+  const issues: ValidationIssue[] = [];
+  const stored = toStoredJson({ ...run, updatedAt: now.toISOString() }, '', false, issues);
+  const runId = typeof run.runId === 'string' ? run.runId : undefined;
+  if (issues.length > 0) throw new InvalidRunDocumentError(runId, issues);
+  const result = validate.flowRun(stored);
+  if (!result.ok) throw new InvalidRunDocumentError(runId, result.issues);
+  return result.value;
+}
+
+/**
+ * The contracts library reports at most this many issues (libs/contracts/src/validation.ts). A
+ * list that long may be truncated, so it cannot prove that only unknown fields were wrong.
+ */
+const CONTRACT_ISSUE_CAP = 20;
+
+/**
+ * Lenient read (seed 002 validation policy): unknown extra fields are tolerated, including inside
+ * objects the schema closes (ErrorInfo), and kept as they are; every other violation (a missing
+ * required field, a bad status, ...) rejects the document. Truncated issue lists fail closed.
+ */
+export function readRunDocument(runId: string, data: unknown): FlowRun {
+  const result = validate.flowRun(data);
+  if (result.ok) return result.value;
+  const real = result.issues.filter((issue) => issue.keyword !== 'additionalProperties');
+  if (real.length === 0 && result.issues.length < CONTRACT_ISSUE_CAP) return data as FlowRun;
+  throw new InvalidRunDocumentError(runId, real.length > 0 ? real : result.issues);
+}
+
+/** A validated patch: every value is storable JSON or FIELD_DELETE, `updatedAt` is stamped. */
+export type StoredPatch = Readonly<Record<string, unknown>>;
+
+/**
+ * Validates a patch and stamps `updatedAt`. Paths are Firestore field paths split on '.'; every
+ * segment must be non-empty and not reserved, and no path may be a prefix of another (Firestore
+ * rejects that, while applyPatch would silently let the later one win). Undefined values are
+ * dropped, like undefined document properties.
+ */
+export function prepareRunPatch(runId: string, patch: RunPatch, now: Date): StoredPatch {
+  const issues: ValidationIssue[] = [];
+  const stamped: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(patch)) {
+    if (value === undefined || path === 'updatedAt') continue;
+    stamped[path] = isFieldDelete(value) ? FIELD_DELETE : toStoredJson(value, path, false, issues);
+  }
+  stamped['updatedAt'] = now.toISOString();
+
+  const paths = new Set(Object.keys(stamped));
+  for (const path of paths) {
+    const segments = path.split('.');
+    if (segments.some((s) => s === '')) issues.push(patchIssue(path, 'empty path segment'));
+    const reserved = segments.find((s) => RESERVED_FIELD.test(s));
+    if (reserved !== undefined) issues.push(patchIssue(path, `reserved field name '${reserved}'`));
+    for (let i = 1; i < segments.length; i += 1) {
+      const parent = segments.slice(0, i).join('.');
+      if (paths.has(parent)) issues.push(patchIssue(path, `conflicts with path '${parent}'`));
+    }
+  }
+  if (issues.length > 0) throw new InvalidRunPatchError(runId, issues);
+  return stamped;
+}
+
+function patchIssue(path: string, message: string): ValidationIssue {
+  return { path, keyword: 'patch', message };
+}
