@@ -1,0 +1,2 @@
+export * from './flow-run.fixtures';
+export * from './flow-run-store.conformance';
