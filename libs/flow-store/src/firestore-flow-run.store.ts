@@ -1,0 +1,202 @@
+import {
+  type CollectionReference,
+  type DocumentReference,
+  type DocumentSnapshot,
+  FieldPath,
+  FieldValue,
+  type Firestore,
+  type Query,
+  Timestamp,
+} from '@google-cloud/firestore';
+import type { FlowRun } from '@tda/contracts';
+import { type RunPatch, applyPatch, isFieldDelete } from '@tda/flow-engine';
+import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
+import {
+  DEFAULT_FLOW_RUNS_COLLECTION,
+  type FlowRunStore,
+  type RunListPage,
+  type RunListQuery,
+  type VersionedRun,
+} from './flow-run-store.port';
+import { type StoredPatch, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
+import { toPage, validateListQuery } from './run-list';
+
+export interface FirestoreFlowRunStoreOptions {
+  /** Collection of the run documents; tests use a unique one each. */
+  collection?: string;
+  /** Source of `updatedAt` stamps. */
+  clock?: () => Date;
+  /** How many runs' last-seen snapshots to keep for computing update results (see update). */
+  snapshotCacheSize?: number;
+}
+
+/** gRPC status codes the Node client puts on `error.code`. */
+const GRPC_NOT_FOUND = 5;
+const GRPC_ALREADY_EXISTS = 6;
+const GRPC_FAILED_PRECONDITION = 9;
+const GRPC_ABORTED = 10;
+
+function grpcCode(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'number' ? error.code : undefined;
+}
+
+/** The version is the document's update time, exact to the nanosecond: `<seconds>.<nanos:9>`. */
+function versionOf(time: Timestamp): string {
+  return `${time.seconds}.${String(time.nanoseconds).padStart(9, '0')}`;
+}
+
+function timestampOf(version: string): Timestamp | null {
+  const match = /^(\d{1,15})\.(\d{9})$/.exec(version);
+  if (match === null) return null;
+  return new Timestamp(Number(match[1]), Number(match[2]));
+}
+
+/**
+ * FlowRunStore on Firestore: one document per run in `collection` (default `flow_runs`), doc id =
+ * runId. Conditional updates use the update-time precondition (`lastUpdateTime`), never
+ * transactions (seed 002). Field paths are built with `new FieldPath(...segments)`, so stepIds
+ * with ':' or '-' never depend on how the client parses dotted strings.
+ */
+export class FirestoreFlowRunStore implements FlowRunStore {
+  private readonly collection: CollectionReference;
+  private readonly clock: () => Date;
+  private readonly cacheSize: number;
+  /**
+   * runId → the last snapshot this instance read or wrote. `update` must return the run as
+   * written without reading it again (DESIGN.md §8 read budget): the caller normally read the
+   * run through this instance just before, so the run at `expectedVersion` is here and
+   * applyPatch gives the written state exactly (the precondition proves nothing else changed).
+   * On a miss the adapter reads the document at the write time instead.
+   */
+  private readonly snapshots = new Map<string, VersionedRun>();
+
+  constructor(
+    private readonly firestore: Firestore,
+    options: FirestoreFlowRunStoreOptions = {},
+  ) {
+    this.collection = firestore.collection(options.collection ?? DEFAULT_FLOW_RUNS_COLLECTION);
+    this.clock = options.clock ?? (() => new Date());
+    this.cacheSize = Math.max(0, options.snapshotCacheSize ?? 256);
+  }
+
+  async create(run: FlowRun): Promise<VersionedRun> {
+    const doc = prepareNewRun(run, this.clock());
+    try {
+      const result = await this.ref(doc.runId).create(doc);
+      return this.remember({ run: doc, version: versionOf(result.writeTime) });
+    } catch (error) {
+      if (grpcCode(error) === GRPC_ALREADY_EXISTS) throw new RunAlreadyExistsError(doc.runId);
+      throw error;
+    }
+  }
+
+  async get(runId: string): Promise<VersionedRun | null> {
+    const snapshot = await this.ref(runId).get();
+    const versioned = this.fromSnapshot(runId, snapshot);
+    return versioned === null ? null : this.remember(versioned);
+  }
+
+  async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
+    const stored = prepareRunPatch(runId, patch, this.clock());
+    const ref = this.ref(runId);
+    const lastUpdateTime = timestampOf(expectedVersion);
+    // A version this adapter could not have produced cannot be current.
+    if (lastUpdateTime === null) throw await this.explainRejection(ref, runId, expectedVersion);
+
+    const [first, ...rest] = toUpdateArguments(stored);
+    if (first === undefined) throw new Error('unreachable: a stored patch always sets updatedAt');
+    let writeTime: Timestamp;
+    try {
+      const result = await ref.update(first[0], first[1], ...rest.flat(), { lastUpdateTime });
+      writeTime = result.writeTime;
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC_NOT_FOUND) throw new RunNotFoundError(runId);
+      // A missing document also fails the update-time precondition; tell the two apart.
+      if (code === GRPC_FAILED_PRECONDITION || code === GRPC_ABORTED) {
+        throw await this.explainRejection(ref, runId, expectedVersion);
+      }
+      throw error;
+    }
+
+    const version = versionOf(writeTime);
+    const before = this.snapshots.get(runId);
+    if (before !== undefined && before.version === expectedVersion) {
+      return this.remember({ run: applyPatch(before.run, stored), version });
+    }
+    const written = await this.firestore.runTransaction(async (t) => t.get(ref), {
+      readOnly: true,
+      readTime: writeTime,
+    });
+    // Not validated: like the computed result, this is exactly what the caller's patch produced.
+    const versioned = this.fromSnapshot(runId, written, (data) => data as FlowRun);
+    if (versioned === null || versioned.version !== version) {
+      throw new Error(`flow run '${runId}': the read at the write time did not see the write`);
+    }
+    return this.remember(versioned);
+  }
+
+  async list(query: RunListQuery): Promise<RunListPage> {
+    const { limit, after, filters } = validateListQuery(query);
+    let q: Query = this.collection;
+    for (const [field, value] of Object.entries(filters)) q = q.where(field, '==', value);
+    q = q.orderBy('createdAt', 'desc').orderBy(FieldPath.documentId(), 'desc');
+    if (after !== null) q = q.startAfter(after.createdAt, after.runId);
+    const snapshot = await q.limit(limit + 1).get();
+    const runs = snapshot.docs.map((doc) => readRunDocument(doc.id, doc.data()));
+    return toPage(runs, limit);
+  }
+
+  private ref(runId: string): DocumentReference {
+    return this.collection.doc(runId);
+  }
+
+  private fromSnapshot(
+    runId: string,
+    snapshot: DocumentSnapshot,
+    read: (data: Record<string, unknown>) => FlowRun = (data) => readRunDocument(runId, data),
+  ): VersionedRun | null {
+    const data = snapshot.data();
+    const updateTime = snapshot.updateTime;
+    if (!snapshot.exists || data === undefined || updateTime === undefined) return null;
+    return { run: read(data), version: versionOf(updateTime) };
+  }
+
+  private async explainRejection(
+    ref: DocumentReference,
+    runId: string,
+    expectedVersion: string,
+  ): Promise<Error> {
+    const snapshot = await ref.get();
+    return snapshot.exists
+      ? new VersionConflictError(runId, expectedVersion)
+      : new RunNotFoundError(runId);
+  }
+
+  /** Caches a copy and hands back another, so neither the caller nor the cache share objects. */
+  private remember(versioned: VersionedRun): VersionedRun {
+    const runId = versioned.run.runId;
+    if (this.cacheSize > 0) {
+      this.snapshots.delete(runId);
+      this.snapshots.set(runId, {
+        run: structuredClone(versioned.run),
+        version: versioned.version,
+      });
+      // Map iteration order is insertion order: the first key is the least recently touched.
+      for (const oldest of this.snapshots.keys()) {
+        if (this.snapshots.size <= this.cacheSize) break;
+        this.snapshots.delete(oldest);
+      }
+    }
+    return { run: structuredClone(versioned.run), version: versioned.version };
+  }
+}
+
+/** `[FieldPath, value]` pairs for the varargs form of update(); FIELD_DELETE → FieldValue.delete(). */
+function toUpdateArguments(patch: StoredPatch): Array<[FieldPath, unknown]> {
+  return Object.entries(patch).map(([path, value]) => [
+    new FieldPath(...path.split('.')),
+    isFieldDelete(value) ? FieldValue.delete() : value,
+  ]);
+}
