@@ -1,0 +1,182 @@
+import {
+  Duration,
+  SubscriptionCloseBehaviors,
+  type Message,
+  type PubSub,
+  type Topic,
+} from '@google-cloud/pubsub';
+import {
+  encodeMessageData,
+  type MessageBroker,
+  type MessageListener,
+  type OutgoingMessage,
+  type ReceivedMessage,
+  type SubscribeOptions,
+  type SubscriptionHandle,
+} from './broker.port';
+import { SubscriptionNotFoundError } from './messaging.errors';
+
+export interface GooglePubSubBrokerOptions {
+  /** A configured client: `new PubSub({ projectId, apiEndpoint, emulatorMode })` or ADC. */
+  pubsub: PubSub;
+  /**
+   * How many message ids per subscription the redelivery counter remembers (see
+   * deliveryAttempt below). Oldest are forgotten first. Default 10 000.
+   */
+  attemptCacheSize?: number;
+  /** Upper bound for closing one subscription stream. Default 5 s. */
+  closeTimeoutMs?: number;
+}
+
+const DEFAULT_MAX_LEASE_EXTENSION_SECONDS = 3600;
+const GRPC_NOT_FOUND = 5;
+
+/**
+ * MessageBroker on @google-cloud/pubsub (GCP or the emulator).
+ *
+ * deliveryAttempt: Pub/Sub fills `message.deliveryAttempt` only when the subscription has a
+ * dead-letter policy (and the emulator only then too). As a fallback this adapter counts
+ * deliveries per message id itself and exposes max(server count, own count); the own count is
+ * per process, so it is a lower bound when several workers share a subscription.
+ *
+ * Flow control: maxInFlight becomes flowControl.maxMessages with allowExcessMessages=false, on
+ * a single stream, so the client never holds more than maxInFlight undispatched messages.
+ */
+export class GooglePubSubBroker implements MessageBroker {
+  private readonly pubsub: PubSub;
+  private readonly attemptCacheSize: number;
+  private readonly closeTimeoutMs: number;
+  private readonly topics = new Map<string, Topic>();
+
+  constructor(options: GooglePubSubBrokerOptions) {
+    this.pubsub = options.pubsub;
+    this.attemptCacheSize = options.attemptCacheSize ?? 10_000;
+    this.closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
+  }
+
+  async publish(topic: string, message: OutgoingMessage): Promise<string> {
+    return this.topic(topic).publishMessage({
+      data: encodeMessageData(message.data),
+      attributes: { ...message.attributes },
+    });
+  }
+
+  async subscribe(
+    name: string,
+    onMessage: MessageListener,
+    options: SubscribeOptions,
+  ): Promise<SubscriptionHandle> {
+    if (!(options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be >= 1');
+    const leaseSeconds = options.ackDeadlineSeconds;
+    const subscription = this.pubsub.subscription(name, {
+      flowControl: { maxMessages: options.maxInFlight, allowExcessMessages: false },
+      streamingOptions: { maxStreams: 1 },
+      // A fixed lease length instead of the client's adaptive 99th-percentile deadline.
+      ...(leaseSeconds === undefined
+        ? {}
+        : {
+            minAckDeadline: Duration.from({ seconds: leaseSeconds }),
+            maxAckDeadline: Duration.from({ seconds: leaseSeconds }),
+          }),
+      maxExtensionTime: Duration.from({
+        seconds: options.maxLeaseExtensionSeconds ?? DEFAULT_MAX_LEASE_EXTENSION_SECONDS,
+      }),
+      // Whatever is still unsettled at close goes back to Pub/Sub at once (the transport has
+      // already waited for its handlers).
+      closeOptions: {
+        behavior: SubscriptionCloseBehaviors.NackImmediately,
+        timeout: Duration.from({ milliseconds: this.closeTimeoutMs }),
+      },
+    });
+
+    const seen = new Map<string, number>();
+    const countDelivery = (id: string): number => {
+      const count = (seen.get(id) ?? 0) + 1;
+      // Re-insert so the Map's insertion order is recency order; evict the oldest.
+      seen.delete(id);
+      seen.set(id, count);
+      if (seen.size > this.attemptCacheSize) {
+        const oldest = seen.keys().next();
+        if (oldest.done !== true) seen.delete(oldest.value);
+      }
+      return count;
+    };
+
+    const onPubSubMessage = (message: Message): void => {
+      const own = countDelivery(message.id);
+      let settled = false;
+      const received: ReceivedMessage = {
+        id: message.id,
+        data: message.data,
+        attributes: Object.freeze({ ...message.attributes }),
+        deliveryAttempt: Math.max(message.deliveryAttempt || 0, own),
+        publishTime: new Date(message.publishTime.getTime()),
+        ack: () => {
+          if (settled) return;
+          settled = true;
+          message.ack();
+        },
+        nack: () => {
+          if (settled) return;
+          settled = true;
+          message.nack();
+        },
+      };
+      onMessage(received);
+    };
+    const onError = (error: Error): void => {
+      const code = (error as { code?: unknown }).code;
+      options.onError?.(
+        code === GRPC_NOT_FOUND ? new SubscriptionNotFoundError(name, { cause: error }) : error,
+      );
+    };
+
+    subscription.on('error', onError);
+    subscription.on('message', onPubSubMessage);
+
+    let closing: Promise<void> | undefined;
+    return {
+      close: () => {
+        closing ??= (async () => {
+          await withTimeout(subscription.close(), this.closeTimeoutMs + 1_000);
+          subscription.removeListener('message', onPubSubMessage);
+          subscription.removeListener('error', onError);
+        })();
+        return closing;
+      },
+    };
+  }
+
+  async seek(subscription: string, time: Date): Promise<void> {
+    await this.pubsub.subscription(subscription).seek(time);
+  }
+
+  /** Flushes batched publishes; call on shutdown. Does not close the PubSub client. */
+  async close(): Promise<void> {
+    await Promise.all([...this.topics.values()].map((topic) => topic.flush()));
+  }
+
+  private topic(name: string): Topic {
+    let topic = this.topics.get(name);
+    if (topic === undefined) {
+      // One Topic object per name: each carries its own publish batcher.
+      topic = this.pubsub.topic(name);
+      this.topics.set(name, topic);
+    }
+    return topic;
+  }
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      promise,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

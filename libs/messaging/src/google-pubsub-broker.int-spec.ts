@@ -1,0 +1,92 @@
+import { PubSub } from '@google-cloud/pubsub';
+import { emulatorEndpoints, expectEventually, uniqueName } from '@tda/test-support';
+import { describe, expect, it } from 'vitest';
+import type { ReceivedMessage } from './broker.port';
+import { GooglePubSubBroker } from './google-pubsub-broker.adapter';
+import { SubscriptionNotFoundError } from './messaging.errors';
+import {
+  conformanceChannel,
+  conformanceTopology,
+  describeMessageBrokerConformance,
+} from './testing';
+import { applyTopology } from './topology';
+
+function emulatorClient(): PubSub {
+  const { pubsubHost, projectId } = emulatorEndpoints();
+  return new PubSub({ projectId, apiEndpoint: pubsubHost, emulatorMode: true });
+}
+
+describeMessageBrokerConformance(
+  'GooglePubSubBroker (Pub/Sub emulator)',
+  async () => {
+    const pubsub = emulatorClient();
+    const broker = new GooglePubSubBroker({ pubsub, closeTimeoutMs: 2_000 });
+    return {
+      broker,
+      createChannel: async ({ ackDeadlineSeconds }) => {
+        const prefix = uniqueName('conf');
+        await applyTopology(pubsub, conformanceTopology(prefix, ackDeadlineSeconds));
+        return conformanceChannel(prefix);
+      },
+      dispose: async () => {
+        await broker.close();
+        await pubsub.close();
+      },
+    };
+  },
+  // Pub/Sub's minimum ack deadline is 10 s; the redelivery comes after it, not before.
+  { shortAckDeadlineSeconds: 10, deliveryTimeoutMs: 20_000, expiryLowerBoundMs: 8_000 },
+);
+
+describe('GooglePubSubBroker specifics (emulator)', () => {
+  it('counts redeliveries itself when the subscription has no dead-letter policy', async () => {
+    const pubsub = emulatorClient();
+    const broker = new GooglePubSubBroker({ pubsub });
+    try {
+      const name = uniqueName('nodlq');
+      const [topic] = await pubsub.createTopic(name);
+      // No dead-letter policy: Pub/Sub leaves message.deliveryAttempt at 0.
+      await topic.createSubscription(`${name}-sub`, { ackDeadlineSeconds: 10 });
+      const seen: ReceivedMessage[] = [];
+      const handle = await broker.subscribe(
+        `${name}-sub`,
+        (m) => {
+          seen.push(m);
+          if (m.deliveryAttempt < 3) m.nack();
+          else m.ack();
+        },
+        { maxInFlight: 1 },
+      );
+      const id = await broker.publish(name, { data: { n: 1 } });
+      await expectEventually(() => expect(seen).toHaveLength(3), { timeoutMs: 20_000 });
+      expect(seen.map((m) => [m.id, m.deliveryAttempt])).toEqual([
+        [id, 1],
+        [id, 2],
+        [id, 3],
+      ]);
+      await handle.close();
+    } finally {
+      await broker.close();
+      await pubsub.close();
+    }
+  });
+
+  it('reports a missing subscription through onError', async () => {
+    const pubsub = emulatorClient();
+    const broker = new GooglePubSubBroker({ pubsub });
+    try {
+      const errors: Error[] = [];
+      const handle = await broker.subscribe(uniqueName('missing'), () => undefined, {
+        maxInFlight: 1,
+        onError: (error) => errors.push(error),
+      });
+      await expectEventually(() => expect(errors.length).toBeGreaterThan(0), { timeoutMs: 20_000 });
+      expect(errors[0]).toBeInstanceOf(SubscriptionNotFoundError);
+      expect(errors[0]).toMatchObject({ code: 'NOT_FOUND' });
+      await handle.close();
+    } finally {
+      await broker.close();
+      await pubsub.close();
+    }
+  });
+});

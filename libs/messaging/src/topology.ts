@@ -1,0 +1,419 @@
+import type { PubSub } from '@google-cloud/pubsub';
+import { STEP_TYPES, type StepType } from '@tda/contracts';
+import { TopologyError } from './messaging.errors';
+
+/**
+ * Topics and subscriptions as code (DESIGN.md §4): one step-ready topic per stepType, one
+ * step-events topic, one dead-letter topic, each with one subscription. The same description
+ * is applied to the emulator (tests, local), to GCP (deploy/) and to the in-memory broker.
+ */
+
+export const DEFAULT_PREFIX = 'tda';
+
+/** `LLM_REPORT` -> `llm-report`. */
+export function stepTypeKebab(stepType: StepType | string): string {
+  return stepType.toLowerCase().replace(/_/g, '-');
+}
+
+export function stepReadyTopic(stepType: StepType | string, prefix = DEFAULT_PREFIX): string {
+  return `${prefix}-step-ready-${stepTypeKebab(stepType)}`;
+}
+
+export function subscriptionFor(topic: string): string {
+  return `${topic}-sub`;
+}
+
+export function stepReadySubscription(
+  stepType: StepType | string,
+  prefix = DEFAULT_PREFIX,
+): string {
+  return subscriptionFor(stepReadyTopic(stepType, prefix));
+}
+
+export function stepEventsTopic(prefix = DEFAULT_PREFIX): string {
+  return `${prefix}-step-events`;
+}
+
+export function stepEventsSubscription(prefix = DEFAULT_PREFIX): string {
+  return subscriptionFor(stepEventsTopic(prefix));
+}
+
+export function deadLetterTopic(prefix = DEFAULT_PREFIX): string {
+  return `${prefix}-dead-letter`;
+}
+
+export function deadLetterSubscription(prefix = DEFAULT_PREFIX): string {
+  return subscriptionFor(deadLetterTopic(prefix));
+}
+
+export const STEP_EVENTS_TOPIC = stepEventsTopic();
+export const STEP_EVENTS_SUBSCRIPTION = stepEventsSubscription();
+export const DEAD_LETTER_TOPIC = deadLetterTopic();
+export const DEAD_LETTER_SUBSCRIPTION = deadLetterSubscription();
+
+/** The `messageType` attribute values the transport routes on. */
+export const MESSAGE_TYPES = {
+  stepReady: 'step_ready',
+  stepEvent: 'step_event',
+} as const;
+export type MessageType = (typeof MESSAGE_TYPES)[keyof typeof MESSAGE_TYPES];
+
+export interface SubscriptionSettings {
+  /** 10..600 */
+  ackDeadlineSeconds: number;
+  /** Redelivery backoff after a nack or an expired deadline, 0..600 each. */
+  minimumBackoffSeconds: number;
+  maximumBackoffSeconds: number;
+  /** Omitted on the dead-letter subscription itself. */
+  deadLetter?: { topic: string; maxDeliveryAttempts: number };
+  /** Needed for seek-to-time replay of acknowledged messages. */
+  retainAckedMessages: boolean;
+  /** 600..604800 (10 minutes .. 7 days). */
+  messageRetentionSeconds: number;
+}
+
+export interface TopicSpec {
+  name: string;
+}
+
+export interface SubscriptionSpec {
+  name: string;
+  topic: string;
+  /** Subscriptions never expire for inactivity (GCP's default is 31 days, fatal for a rarely used step type). */
+  settings: SubscriptionSettings;
+}
+
+export interface Topology {
+  prefix: string;
+  topics: TopicSpec[];
+  subscriptions: SubscriptionSpec[];
+}
+
+export interface BuildTopologyOptions {
+  prefix?: string;
+  stepTypes?: readonly (StepType | string)[];
+  /** Overrides for every subscription except where noted. */
+  subscriptionDefaults?: Partial<Omit<SubscriptionSettings, 'deadLetter'>>;
+  /** Deliveries before GCP moves a message to the dead-letter topic (5..100). */
+  maxDeliveryAttempts?: number;
+}
+
+export const DEFAULT_SUBSCRIPTION_SETTINGS: Readonly<Omit<SubscriptionSettings, 'deadLetter'>> = {
+  ackDeadlineSeconds: 60,
+  minimumBackoffSeconds: 10,
+  maximumBackoffSeconds: 600,
+  retainAckedMessages: true,
+  messageRetentionSeconds: 7 * 24 * 3600,
+};
+export const DEFAULT_MAX_DELIVERY_ATTEMPTS = 10;
+
+const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}$/;
+
+export function buildTopology(options: BuildTopologyOptions = {}): Topology {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const stepTypes = options.stepTypes ?? STEP_TYPES;
+  const base: Omit<SubscriptionSettings, 'deadLetter'> = {
+    ...DEFAULT_SUBSCRIPTION_SETTINGS,
+    ...options.subscriptionDefaults,
+  };
+  const deadLetter = {
+    topic: deadLetterTopic(prefix),
+    maxDeliveryAttempts: options.maxDeliveryAttempts ?? DEFAULT_MAX_DELIVERY_ATTEMPTS,
+  };
+  const workTopics = [...new Set(stepTypes)].map((t) => stepReadyTopic(t, prefix));
+  workTopics.push(stepEventsTopic(prefix));
+  const topology: Topology = {
+    prefix,
+    topics: [...workTopics, deadLetter.topic].map((name) => ({ name })),
+    subscriptions: [
+      ...workTopics.map((topic) => ({
+        name: subscriptionFor(topic),
+        topic,
+        settings: { ...base, deadLetter },
+      })),
+      // The dead-letter subscription keeps what landed there for inspection; it has no dead
+      // letter of its own.
+      { name: deadLetterSubscription(prefix), topic: deadLetter.topic, settings: { ...base } },
+    ],
+  };
+  validateTopology(topology);
+  return topology;
+}
+
+function checkRange(what: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new TopologyError(`${what} must be an integer in ${min}..${max}, got ${value}`);
+  }
+}
+
+/** Enforces the limits GCP enforces, so the emulator and memory never accept what GCP rejects. */
+export function validateTopology(topology: Topology): void {
+  const topicNames = new Set(topology.topics.map((t) => t.name));
+  for (const name of [...topicNames, ...topology.subscriptions.map((s) => s.name)]) {
+    if (!NAME_PATTERN.test(name) || name.startsWith('goog')) {
+      throw new TopologyError(`invalid Pub/Sub resource name: ${name}`);
+    }
+  }
+  for (const { name, topic, settings } of topology.subscriptions) {
+    if (!topicNames.has(topic)) throw new TopologyError(`${name}: unknown topic ${topic}`);
+    checkRange(`${name}.ackDeadlineSeconds`, settings.ackDeadlineSeconds, 10, 600);
+    checkRange(`${name}.minimumBackoffSeconds`, settings.minimumBackoffSeconds, 0, 600);
+    checkRange(`${name}.maximumBackoffSeconds`, settings.maximumBackoffSeconds, 0, 600);
+    if (settings.minimumBackoffSeconds > settings.maximumBackoffSeconds) {
+      throw new TopologyError(`${name}: minimumBackoffSeconds > maximumBackoffSeconds`);
+    }
+    checkRange(`${name}.messageRetentionSeconds`, settings.messageRetentionSeconds, 600, 604800);
+    if (settings.deadLetter !== undefined) {
+      checkRange(`${name}.maxDeliveryAttempts`, settings.deadLetter.maxDeliveryAttempts, 5, 100);
+      if (!topicNames.has(settings.deadLetter.topic)) {
+        throw new TopologyError(`${name}: unknown dead-letter topic ${settings.deadLetter.topic}`);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying to Pub/Sub (emulator or GCP)
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface PlanItem {
+  action: 'create' | 'update' | 'unchanged';
+  kind: 'topic' | 'subscription';
+  name: string;
+  changes: FieldChange[];
+}
+
+export interface ApplyTopologyOptions {
+  /** Compute the plan without creating or updating anything. */
+  dryRun?: boolean;
+}
+
+/** The Pub/Sub fields this module owns, in the shape the API returns them. */
+interface ObservedSettings {
+  topic: string;
+  ackDeadlineSeconds: number;
+  minimumBackoffSeconds: number | null;
+  maximumBackoffSeconds: number | null;
+  deadLetterTopic: string | null;
+  maxDeliveryAttempts: number | null;
+  retainAckedMessages: boolean;
+  messageRetentionSeconds: number | null;
+  neverExpires: boolean;
+}
+
+interface DurationLike {
+  seconds?: number | string | { toString(): string } | null;
+}
+
+interface SubscriptionMetadataLike {
+  topic?: string | null;
+  ackDeadlineSeconds?: number | null;
+  retainAckedMessages?: boolean | null;
+  messageRetentionDuration?: DurationLike | null;
+  retryPolicy?: {
+    minimumBackoff?: DurationLike | null;
+    maximumBackoff?: DurationLike | null;
+  } | null;
+  deadLetterPolicy?: {
+    deadLetterTopic?: string | null;
+    maxDeliveryAttempts?: number | null;
+  } | null;
+  expirationPolicy?: { ttl?: DurationLike | null } | null;
+}
+
+function seconds(duration: DurationLike | null | undefined): number | null {
+  if (duration === null || duration === undefined || duration.seconds === null) return null;
+  if (duration.seconds === undefined) return 0;
+  return Number(String(duration.seconds));
+}
+
+function observe(metadata: SubscriptionMetadataLike): ObservedSettings {
+  const ttl = metadata.expirationPolicy?.ttl;
+  return {
+    topic: metadata.topic ?? '',
+    ackDeadlineSeconds: metadata.ackDeadlineSeconds ?? 0,
+    minimumBackoffSeconds: seconds(metadata.retryPolicy?.minimumBackoff),
+    maximumBackoffSeconds: seconds(metadata.retryPolicy?.maximumBackoff),
+    deadLetterTopic: metadata.deadLetterPolicy?.deadLetterTopic || null,
+    maxDeliveryAttempts: metadata.deadLetterPolicy?.deadLetterTopic
+      ? (metadata.deadLetterPolicy.maxDeliveryAttempts ?? null)
+      : null,
+    retainAckedMessages: metadata.retainAckedMessages ?? false,
+    messageRetentionSeconds: seconds(metadata.messageRetentionDuration),
+    // An expirationPolicy present with an empty ttl means "never expires".
+    neverExpires:
+      metadata.expirationPolicy !== null &&
+      metadata.expirationPolicy !== undefined &&
+      (ttl === null || ttl === undefined),
+  };
+}
+
+function desired(spec: SubscriptionSpec, topicPath: (name: string) => string): ObservedSettings {
+  const { settings } = spec;
+  return {
+    topic: topicPath(spec.topic),
+    ackDeadlineSeconds: settings.ackDeadlineSeconds,
+    minimumBackoffSeconds: settings.minimumBackoffSeconds,
+    maximumBackoffSeconds: settings.maximumBackoffSeconds,
+    deadLetterTopic: settings.deadLetter ? topicPath(settings.deadLetter.topic) : null,
+    maxDeliveryAttempts: settings.deadLetter?.maxDeliveryAttempts ?? null,
+    retainAckedMessages: settings.retainAckedMessages,
+    messageRetentionSeconds: settings.messageRetentionSeconds,
+    neverExpires: true,
+  };
+}
+
+/** Fields of ObservedSettings -> the top-level Subscription field setMetadata must send. */
+const UPDATE_FIELD: Record<Exclude<keyof ObservedSettings, 'topic'>, string> = {
+  ackDeadlineSeconds: 'ackDeadlineSeconds',
+  minimumBackoffSeconds: 'retryPolicy',
+  maximumBackoffSeconds: 'retryPolicy',
+  deadLetterTopic: 'deadLetterPolicy',
+  maxDeliveryAttempts: 'deadLetterPolicy',
+  retainAckedMessages: 'retainAckedMessages',
+  messageRetentionSeconds: 'messageRetentionDuration',
+  neverExpires: 'expirationPolicy',
+};
+
+function diff(observed: ObservedSettings, wanted: ObservedSettings): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const field of Object.keys(UPDATE_FIELD) as (keyof typeof UPDATE_FIELD)[]) {
+    if (observed[field] !== wanted[field]) {
+      changes.push({ field, from: observed[field], to: wanted[field] });
+    }
+  }
+  return changes;
+}
+
+function subscriptionResource(spec: SubscriptionSpec, topicPath: (name: string) => string) {
+  const { settings } = spec;
+  return {
+    ackDeadlineSeconds: settings.ackDeadlineSeconds,
+    retryPolicy: {
+      minimumBackoff: { seconds: settings.minimumBackoffSeconds },
+      maximumBackoff: { seconds: settings.maximumBackoffSeconds },
+    },
+    // Clearing a dead-letter policy is done by sending an empty one with the field mask.
+    deadLetterPolicy: settings.deadLetter
+      ? {
+          deadLetterTopic: topicPath(settings.deadLetter.topic),
+          maxDeliveryAttempts: settings.deadLetter.maxDeliveryAttempts,
+        }
+      : null,
+    retainAckedMessages: settings.retainAckedMessages,
+    messageRetentionDuration: { seconds: settings.messageRetentionSeconds },
+    expirationPolicy: { ttl: null },
+  };
+}
+
+function grpcCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+const NOT_FOUND = 5;
+const ALREADY_EXISTS = 6;
+
+/**
+ * Makes Pub/Sub match `topology`: creates missing topics and subscriptions and updates drifted
+ * subscription settings in place (setMetadata with a field mask). Idempotent: a second run
+ * returns only 'unchanged'. Never deletes anything. A subscription attached to a different
+ * topic cannot be fixed in place and raises TopologyError (delete it deliberately).
+ */
+export async function applyTopology(
+  pubsub: PubSub,
+  topology: Topology,
+  options: ApplyTopologyOptions = {},
+): Promise<PlanItem[]> {
+  validateTopology(topology);
+  const dryRun = options.dryRun ?? false;
+  // Resolves the project id (ADC) so that full resource names can be compared.
+  await pubsub.getClientConfig();
+  const topicPath = (name: string): string => `projects/${pubsub.projectId}/topics/${name}`;
+  const plan: PlanItem[] = [];
+
+  for (const { name } of topology.topics) {
+    const [exists] = await pubsub.topic(name).exists();
+    if (exists) {
+      plan.push({ action: 'unchanged', kind: 'topic', name, changes: [] });
+      continue;
+    }
+    if (!dryRun) {
+      try {
+        await pubsub.createTopic(name);
+      } catch (error) {
+        // Another applier won the race: the topic exists, which is all we wanted.
+        if (grpcCode(error) !== ALREADY_EXISTS) throw error;
+      }
+    }
+    plan.push({ action: 'create', kind: 'topic', name, changes: [] });
+  }
+
+  for (const spec of topology.subscriptions) {
+    plan.push(await applySubscription(pubsub, spec, topicPath, dryRun));
+  }
+  return plan;
+}
+
+async function readSubscription(
+  pubsub: PubSub,
+  name: string,
+): Promise<SubscriptionMetadataLike | undefined> {
+  try {
+    const [metadata] = await pubsub.subscription(name).getMetadata();
+    return metadata;
+  } catch (error) {
+    if (grpcCode(error) === NOT_FOUND) return undefined;
+    throw error;
+  }
+}
+
+async function applySubscription(
+  pubsub: PubSub,
+  spec: SubscriptionSpec,
+  topicPath: (name: string) => string,
+  dryRun: boolean,
+): Promise<PlanItem> {
+  const wanted = desired(spec, topicPath);
+  let metadata = await readSubscription(pubsub, spec.name);
+  if (metadata === undefined) {
+    if (dryRun) {
+      return { action: 'create', kind: 'subscription', name: spec.name, changes: [] };
+    }
+    try {
+      await pubsub
+        .topic(spec.topic)
+        .createSubscription(spec.name, subscriptionResource(spec, topicPath));
+      return { action: 'create', kind: 'subscription', name: spec.name, changes: [] };
+    } catch (error) {
+      if (grpcCode(error) !== ALREADY_EXISTS) throw error;
+      // Created concurrently: fall through and converge its settings.
+      metadata = await readSubscription(pubsub, spec.name);
+      if (metadata === undefined) throw error;
+    }
+  }
+  const observed = observe(metadata);
+  if (observed.topic !== wanted.topic) {
+    throw new TopologyError(
+      `subscription ${spec.name} is attached to ${observed.topic}, expected ${wanted.topic}; ` +
+        'a subscription cannot change topic: delete it and apply again',
+    );
+  }
+  const changes = diff(observed, wanted);
+  if (changes.length === 0) {
+    return { action: 'unchanged', kind: 'subscription', name: spec.name, changes };
+  }
+  if (!dryRun) {
+    const resource = subscriptionResource(spec, topicPath);
+    const fields = new Set(changes.map((c) => UPDATE_FIELD[c.field as keyof typeof UPDATE_FIELD]));
+    const update = Object.fromEntries(
+      Object.entries(resource).filter(([field]) => fields.has(field)),
+    );
+    await pubsub.subscription(spec.name).setMetadata(update);
+  }
+  return { action: 'update', kind: 'subscription', name: spec.name, changes };
+}
