@@ -18,7 +18,13 @@ import {
   type RunListQuery,
   type VersionedRun,
 } from './flow-run-store.port';
-import { type StoredPatch, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
+import {
+  type StoredPatch,
+  isRunId,
+  prepareNewRun,
+  prepareRunPatch,
+  readRunDocument,
+} from './run-document';
 import { toPage, validateListQuery } from './run-list';
 
 export interface FirestoreFlowRunStoreOptions {
@@ -92,6 +98,7 @@ export class FirestoreFlowRunStore implements FlowRunStore {
   }
 
   async get(runId: string): Promise<VersionedRun | null> {
+    if (!isRunId(runId)) return null;
     const snapshot = await this.ref(runId).get();
     const versioned = this.fromSnapshot(runId, snapshot);
     return versioned === null ? null : this.remember(versioned);
@@ -99,6 +106,7 @@ export class FirestoreFlowRunStore implements FlowRunStore {
 
   async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
     const stored = prepareRunPatch(runId, patch, this.clock());
+    if (!isRunId(runId)) throw new RunNotFoundError(runId);
     const ref = this.ref(runId);
     const lastUpdateTime = timestampOf(expectedVersion);
     // A version this adapter could not have produced cannot be current.

@@ -3,7 +3,7 @@ import type { FlowRun } from '@tda/contracts';
 import { type RunPatch, applyPatch } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
 import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from './flow-run-store.port';
-import { prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
+import { isRunId, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
 import { compareListPosition, toPage, validateListQuery } from './run-list';
 
 export interface InMemoryFlowRunStoreOptions {
@@ -44,7 +44,7 @@ export class InMemoryFlowRunStore implements FlowRunStore {
 
   async get(runId: string): Promise<VersionedRun | null> {
     await nextTurn();
-    const entry = this.docs.get(runId);
+    const entry = isRunId(runId) ? this.docs.get(runId) : undefined;
     if (entry === undefined) return null;
     return { run: readRunDocument(runId, structuredClone(entry.doc)), version: entry.version };
   }
@@ -52,7 +52,7 @@ export class InMemoryFlowRunStore implements FlowRunStore {
   async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
     const stored = prepareRunPatch(runId, patch, this.clock());
     await nextTurn();
-    const entry = this.docs.get(runId);
+    const entry = isRunId(runId) ? this.docs.get(runId) : undefined;
     if (entry === undefined) throw new RunNotFoundError(runId);
     if (entry.version !== expectedVersion) throw new VersionConflictError(runId, expectedVersion);
     const next = applyPatch(entry.doc as FlowRun, stored);

@@ -1,4 +1,4 @@
-import { validate } from '@tda/contracts';
+import { type ErrorInfo, validate } from '@tda/contracts';
 import { FIELD_DELETE } from '@tda/flow-engine';
 import { describe, expect, it } from 'vitest';
 import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.errors';
@@ -88,14 +88,14 @@ describe('readRunDocument (lenient read)', () => {
   });
 
   it('fails closed when unknown fields fill the capped issue list', () => {
-    const error = { code: 'RUN_TIMEOUT', message: 'late', retryable: false };
-    const noisyError: Record<string, unknown> = { ...error };
-    for (let i = 0; i < 25; i += 1) noisyError[`extra${i}`] = i;
+    const extras = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`extra${i}`, i]));
+    const error: ErrorInfo = { code: 'RUN_TIMEOUT', message: 'late', retryable: false };
+    const noisyError = Object.assign({ ...error }, extras);
     // Step 'a' is checked first; its noise fills the capped list and hides step 'b's bad status.
     const doc = {
       ...makeFlowRun(),
       steps: {
-        a: makeStep({ status: 'FAILED', error: noisyError as typeof error }),
+        a: makeStep({ status: 'FAILED', error: noisyError }),
         b: { ...makeStep(), status: 'NOPE' },
       },
     };

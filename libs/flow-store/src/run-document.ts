@@ -1,4 +1,4 @@
-import { type FlowRun, type ValidationIssue, validate } from '@tda/contracts';
+import { type FlowRun, RUN_ID_PATTERN, type ValidationIssue, validate } from '@tda/contracts';
 import { FIELD_DELETE, type RunPatch, isFieldDelete } from '@tda/flow-engine';
 import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.errors';
 
@@ -6,6 +6,15 @@ import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.erro
  * Document rules shared by every adapter, so that the in-memory store accepts, rejects and
  * returns exactly what Firestore does.
  */
+
+/**
+ * Only ids that satisfy the RunId contract can name a stored run. Checked before any lookup, so an
+ * id such as 'a/b' or '..' (from a URL, say) is simply not found instead of being interpreted as a
+ * Firestore path by one backend and as a key by another.
+ */
+export function isRunId(runId: string): boolean {
+  return RUN_ID_PATTERN.test(runId);
+}
 
 /** Firestore reserves field names of the form __name__. */
 const RESERVED_FIELD = /^__.*__$/;

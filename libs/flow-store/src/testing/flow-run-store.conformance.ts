@@ -147,6 +147,19 @@ export function describeFlowRunStoreConformance(
         expect(await store.get(makeFlowRun({ suffix: 'none' }).runId)).toBeNull();
       });
 
+      it('treats ids that are not RunIds as not found (never as storage paths)', async () => {
+        const created = await store.create(makeFlowRun());
+        const runId = created.run.runId;
+        for (const id of ['', '..', `${runId}/steps/x`, '__name__', 'flow_runs']) {
+          expect(await store.get(id)).toBeNull();
+          await expectRejection(
+            store.update(id, { ownerId: 'x' }, created.version),
+            RunNotFoundError,
+          );
+        }
+        expect(await store.get(runId)).toEqual(created);
+      });
+
       it('rejects a second create of the same runId and keeps the first document', async () => {
         const first = await store.create(makeFlowRun({ ownerId: 'first' }));
         const error = await expectRejection(
