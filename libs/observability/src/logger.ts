@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import { currentLogContext } from './log-context';
 import type { LogEvent } from './log-events';
-import { buildRedactPaths, REDACTED } from './redaction';
+import { buildRedactPaths, REDACTED, redactSecrets } from './redaction';
 import { cloudTraceFields } from './trace-context';
 
 export type Logger = PinoLogger;
@@ -32,7 +32,8 @@ export const SEVERITY_BY_LEVEL: Readonly<Record<string, string>> = {
  * A pino logger writing Cloud Logging structured JSON: `severity`, `message`, ISO `time`,
  * `serviceContext`, the trace fields derived from the current context's traceparent, and the
  * current log context (runId, stepId, messageId, ...) merged into every line. Secrets are
- * redacted by path; use logEvent() so each line names one event from the taxonomy.
+ * redacted by pino paths (top level and common containers) and by key at any depth
+ * (formatters.log); use logEvent() so each line names one event from the taxonomy.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const { service, level = 'info', version, projectId, destination } = options;
@@ -43,6 +44,8 @@ export function createLogger(options: LoggerOptions): Logger {
     timestamp: () => `,"time":"${new Date().toISOString()}"`,
     formatters: {
       level: (label: string) => ({ severity: SEVERITY_BY_LEVEL[label] ?? 'DEFAULT' }),
+      // Any-depth secret scrub; the redact paths below handle the usual places cheaply.
+      log: (object: Record<string, unknown>) => redactSecrets(object),
     },
     // Call-site fields win over the context (pino's default merge strategy).
     mixin: () => {

@@ -8,6 +8,7 @@ import {
   describeError,
   digestText,
   isSecretKey,
+  redactSecrets,
   sanitizeForLog,
   sha256Hex,
 } from './redaction';
@@ -48,11 +49,41 @@ describe('logger redaction', () => {
     expect(records[0]?.['token']).toBe(REDACTED);
   });
 
-  it('builds valid pino paths for dashed keys at every depth', () => {
-    const paths = buildRedactPaths(3);
+  it('censors secrets at any depth and inside arrays, whatever the spelling', () => {
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    logEvent(logger, 'info', 'config_invalid', {
+      a: { b: { c: { d: { e: { f: { Api_Key: 'deep-1', keep: 'visible' } } } } } },
+      list: [{ name: 'x', clientSecret: 'deep-2' }],
+    });
+    const line = JSON.stringify(records[0]);
+    expect(line).not.toContain('deep-1');
+    expect(line).not.toContain('deep-2');
+    expect(line).toContain('visible');
+  });
+
+  it('builds explicit pino paths (no leading wildcards, which cost ~50 µs a line each)', () => {
+    const paths = buildRedactPaths();
     expect(paths).toContain('["x-api-key"]');
-    expect(paths).toContain('*["x-api-key"]');
-    expect(paths).toContain('*.*.password');
+    expect(paths).toContain('headers["x-api-key"]');
+    expect(paths).toContain('req.headers.authorization');
+    expect(paths).toContain('GEMINI_API_KEY');
+    expect(paths.filter((p) => p.startsWith('*'))).toEqual([]);
+  });
+});
+
+describe('redactSecrets', () => {
+  it('returns the same object when there is nothing to redact', () => {
+    const value = { a: { b: [1, { c: 'x' }] } };
+    expect(redactSecrets(value)).toBe(value);
+  });
+
+  it('copies only the branches holding a secret and leaves the input untouched', () => {
+    const clean = { big: 'unchanged' };
+    const value = { clean, nested: { password: 'p', other: 1 } };
+    const result = redactSecrets(value);
+    expect(result).toEqual({ clean, nested: { password: REDACTED, other: 1 } });
+    expect(result.clean).toBe(clean);
+    expect(value.nested.password).toBe('p');
   });
 });
 
