@@ -1,1 +1,5 @@
 export * from './patch';
+export * from './errors';
+export * from './ids';
+export * from './dag';
+export * from './run-status';
