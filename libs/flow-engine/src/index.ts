@@ -12,3 +12,4 @@ export * from './finalize';
 export * from './lease';
 export * from './reconcile';
 export * from './blocked-on';
+export * from './catalogue';
