@@ -77,6 +77,11 @@ export interface MessageBroker extends Publisher {
    * (retainAckedMessages) become unacked and are redelivered; older ones are marked acked.
    */
   seek(subscription: string, time: Date): Promise<void>;
+  /**
+   * Shutdown: flushes pending publishes (Pub/Sub batches them) and stops timers. Close
+   * subscriptions (or the PubSubServer) first.
+   */
+  close(): Promise<void>;
 }
 
 /** The bytes a publish sends for `data`. */

@@ -265,6 +265,8 @@ export class PubSubServer
         publishTime: message.publishTime.toISOString(),
       });
 
+      // An exact map lookup, not Server.getHandlerByPattern(): that JSON-parses the pattern,
+      // and the attribute is sender-controlled.
       const messageType = message.attributes['messageType'];
       const handler = messageType === undefined ? undefined : this.messageHandlers.get(messageType);
       if (handler === undefined) {
