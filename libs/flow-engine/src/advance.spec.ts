@@ -62,12 +62,23 @@ describe('advance', () => {
   });
 
   it('treats a RUNNING dependency as unmet', () => {
-    const run = chain({ status: 'RUNNING' });
-    run.steps['ohlcv_export:1M'] = {
-      ...run.steps['ohlcv_export:1M'],
-      status: 'RUNNING',
-    } as FlowRun['steps'][string];
+    const run = makeRun(
+      { a: { status: 'RUNNING' }, b: { dependsOn: ['a'] } },
+      { status: 'RUNNING' },
+    );
     expect(advance(run, NOW).newlyReady).toEqual([]);
+    expect(advance(run, NOW).patch).toEqual({
+      progress: {
+        total: 2,
+        pending: 1,
+        ready: 0,
+        running: 1,
+        succeeded: 0,
+        failed: 0,
+        skipped: 0,
+        cancelled: 0,
+      },
+    });
   });
 
   it('succeeds the run when every step SUCCEEDED', () => {

@@ -1,3 +1,4 @@
+import type { StepStatus } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   computeProgress,
@@ -42,14 +43,10 @@ describe('computeProgress', () => {
 
 describe('terminal states', () => {
   it('classifies step and run statuses', () => {
-    expect(
-      ['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED'].every((s) =>
-        isTerminalStepStatus(s as never),
-      ),
-    ).toBe(true);
-    expect(['PENDING', 'READY', 'RUNNING'].some((s) => isTerminalStepStatus(s as never))).toBe(
-      false,
-    );
+    const terminal: StepStatus[] = ['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED'];
+    const active: StepStatus[] = ['PENDING', 'READY', 'RUNNING'];
+    expect(terminal.every(isTerminalStepStatus)).toBe(true);
+    expect(active.some(isTerminalStepStatus)).toBe(false);
     expect(isTerminalRunStatus('CANCELLED')).toBe(true);
     expect(isTerminalRunStatus('RUNNING')).toBe(false);
   });
