@@ -204,7 +204,8 @@ export class PubSubServer
 
   private onMessage(subscription: string, message: ReceivedMessage): void {
     this.counters.received++;
-    if (this.state !== 'running') {
+    // 'starting': the first subscriptions deliver while later ones are still being opened.
+    if (this.state !== 'running' && this.state !== 'starting') {
       this.counters.rejectedWhileDraining++;
       message.nack();
       this.logUnhandled(subscription, message, 'draining');
