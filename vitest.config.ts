@@ -28,6 +28,11 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
+          // unit first (fast feedback), then the emulator-backed project
+          sequence: { groupOrder: 0 },
+          // Property tests run hundreds of cases; on a loaded 2-core CI machine 5 s is too tight.
+          // This is a hang guard, not a speed assertion (speed lives in bench/).
+          testTimeout: 30_000,
           include: ['libs/**/*.spec.ts', 'services/**/*.spec.ts', 'tools/**/*.spec.ts'],
           environment: 'node',
         },
@@ -37,6 +42,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: ['libs/**/*.int-spec.ts', 'services/**/*.int-spec.ts'],
           environment: 'node',
           globalSetup: ['tools/test/emulators.global-setup.ts'],
