@@ -58,11 +58,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function assertGcloudPresent(): void {
-  const probe = spawnSync('gcloud', ['--version'], { encoding: 'utf8' });
+export function assertGcloudPresent(gcloudBin = 'gcloud'): void {
+  const probe = spawnSync(gcloudBin, ['--version'], { encoding: 'utf8' });
   if (probe.error !== undefined || probe.status !== 0) {
     throw new Error(
-      'gcloud was not found. The integration tests start the Firestore and Pub/Sub emulators from ' +
+      `${gcloudBin} was not found.` +
+        ' The integration tests start the Firestore and Pub/Sub emulators from ' +
         'google-cloud-cli: install the Debian packages google-cloud-cli, ' +
         'google-cloud-cli-firestore-emulator and google-cloud-cli-pubsub-emulator (and a Java runtime).',
     );
