@@ -6,6 +6,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const stages = [
   ['format', 'prettier', ['--check', '.', '--log-level', 'warn']],
+  // @nx/enforce-module-boundaries silently skips itself without a cached project graph
+  // (a fresh clone), so compute the graph first.
+  ['project-graph', 'nx', ['show', 'projects']],
   ['lint', 'eslint', ['.', '--max-warnings', '0']],
   ['typecheck', 'tsc', ['-p', 'tsconfig.json', '--noEmit']],
   [
@@ -21,7 +24,12 @@ mkdirSync('tmp', { recursive: true });
 rmSync('tmp/vitest-report.json', { force: true });
 let failed = false;
 for (const [name, bin, args] of stages) {
-  if (only.length > 0 && !only.includes(name)) continue;
+  if (
+    only.length > 0 &&
+    !only.includes(name) &&
+    !(name === 'project-graph' && only.includes('lint'))
+  )
+    continue;
   process.stdout.write(`\n=== ${name}: ${bin} ${args.join(' ')}\n`);
   const started = Date.now();
   const run = spawnSync(`node_modules/.bin/${bin}`, args, { stdio: 'inherit' });
