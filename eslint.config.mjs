@@ -11,6 +11,7 @@ import tseslint from 'typescript-eslint';
  * - type:adapter    ports + adapters (flow-store, messaging, ...); never services
  * - type:service    deployable apps; never other services
  * - type:test       test helpers; only test files may import them
+ * - type:launcher   the local all-in-one launcher (npm start): composes services in one process
  */
 const productionConstraints = [
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
@@ -33,6 +34,17 @@ const productionConstraints = [
   {
     sourceTag: 'type:service',
     onlyDependOnLibsWithTags: [
+      'type:adapter',
+      'type:core',
+      'type:contracts',
+      'type:util',
+      'type:config',
+    ],
+  },
+  {
+    sourceTag: 'type:launcher',
+    onlyDependOnLibsWithTags: [
+      'type:service',
       'type:adapter',
       'type:core',
       'type:contracts',

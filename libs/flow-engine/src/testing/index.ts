@@ -1,0 +1,3 @@
+export * from './run-fixtures';
+export * from './dag-arbitrary';
+export * from './simulation';

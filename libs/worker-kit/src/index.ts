@@ -1,0 +1,2 @@
+export * from './step-handler';
+export * from './step-errors';
