@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import '../../libs/test-support/src/provided-context';
-import { startEmulators, type RunningEmulators } from './emulators';
+import { startEmulators, type RunningEmulators } from '../../libs/emulators/src/emulators';
 
 /**
  * Vitest global setup for the integration project: starts the Firestore and Pub/Sub emulators

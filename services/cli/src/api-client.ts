@@ -1,0 +1,125 @@
+import type { FlowRun, TriggerRequest } from '@tda/contracts';
+
+/** An error response of the TDA API ({code, message, details}) or a transport failure. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface RunPage {
+  runs: FlowRun[];
+  nextCursor: string | null;
+}
+
+export interface ListRunsParams {
+  limit?: number;
+  cursor?: string;
+  status?: string;
+  flowKey?: string;
+  ownerId?: string;
+}
+
+export interface TriggerResult {
+  run: FlowRun;
+  /** false when an idempotency key matched an existing run. */
+  created: boolean;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  token: string;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+/** A small typed client of the orchestrator HTTP API, used by the CLI and the local launcher. */
+export class ApiClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetchImpl ?? fetch;
+  }
+
+  async trigger(request: TriggerRequest): Promise<TriggerResult> {
+    const { status, body } = await this.request('POST', '/runs', request);
+    return { run: body as FlowRun, created: status === 201 };
+  }
+
+  async getRun(runId: string): Promise<FlowRun> {
+    return (await this.request('GET', `/runs/${encodeURIComponent(runId)}`)).body as FlowRun;
+  }
+
+  async listRuns(params: ListRunsParams = {}): Promise<RunPage> {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) {
+      if (value !== undefined) query.set(key, String(value));
+    }
+    const suffix = query.size > 0 ? `?${query.toString()}` : '';
+    return (await this.request('GET', `/runs${suffix}`)).body as RunPage;
+  }
+
+  async cancel(runId: string): Promise<FlowRun> {
+    return (await this.request('POST', `/runs/${encodeURIComponent(runId)}/cancel`))
+      .body as FlowRun;
+  }
+
+  async blockedOn(runId: string, stepId: string): Promise<unknown> {
+    const path = `/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(stepId)}/blocked-on`;
+    return (await this.request('GET', path)).body;
+  }
+
+  async flows(): Promise<unknown> {
+    return (await this.request('GET', '/flows')).body;
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ApiError(0, 'UPSTREAM_UNAVAILABLE', `cannot reach ${this.baseUrl}: ${reason}`);
+    }
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    if (text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (!response.ok) {
+      const err = (parsed ?? {}) as { code?: unknown; message?: unknown; details?: unknown };
+      throw new ApiError(
+        response.status,
+        typeof err.code === 'string' ? err.code : 'INTERNAL_ERROR',
+        typeof err.message === 'string' ? err.message : `HTTP ${response.status}`,
+        err.details,
+      );
+    }
+    return { status: response.status, body: parsed };
+  }
+}

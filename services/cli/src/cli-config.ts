@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, type EnvSource } from '@tda/config';
+import { z } from 'zod';
+
+export const cliConfigSchema = z.object({
+  TDA_API_URL: z.string().url().optional(),
+  TDA_API_TOKEN: z.string().min(1).optional(),
+  TDA_DATA_DIR: z.string().min(1).default('.data'),
+});
+export type CliConfig = z.infer<typeof cliConfigSchema>;
+
+/** Where `npm start` records the local API address and its generated token. */
+export const LOCAL_API_FILE = 'local-api.json';
+
+export interface ApiTarget {
+  baseUrl: string;
+  token: string;
+  source: 'env' | 'local-stack';
+}
+
+/**
+ * The API to talk to: TDA_API_URL/TDA_API_TOKEN when set, otherwise the local stack started by
+ * `npm start` (it writes its URL and token to <TDA_DATA_DIR>/local-api.json).
+ */
+export function resolveApiTarget(env?: EnvSource): ApiTarget {
+  const config = loadConfig('tda-cli', cliConfigSchema, env);
+  if (config.TDA_API_URL !== undefined && config.TDA_API_TOKEN !== undefined) {
+    return { baseUrl: config.TDA_API_URL, token: config.TDA_API_TOKEN, source: 'env' };
+  }
+  const file = join(config.TDA_DATA_DIR, LOCAL_API_FILE);
+  let local: { url?: unknown; token?: unknown };
+  try {
+    local = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown; token?: unknown };
+  } catch {
+    throw new Error(
+      `no API configured: set TDA_API_URL and TDA_API_TOKEN, or start the local stack with ` +
+        `\`npm start\` (it writes ${file})`,
+    );
+  }
+  if (typeof local.url !== 'string' || typeof local.token !== 'string') {
+    throw new Error(`${file} is not a local API description; restart \`npm start\``);
+  }
+  return {
+    baseUrl: config.TDA_API_URL ?? local.url,
+    token: config.TDA_API_TOKEN ?? local.token,
+    source: 'local-stack',
+  };
+}

@@ -1,0 +1,197 @@
+import { Command, CommanderError } from 'commander';
+import type { TriggerRequest } from '@tda/contracts';
+import { ApiClient, ApiError } from './api-client';
+import type { ApiTarget } from './cli-config';
+import { artifactUris, renderRun } from './run-view';
+import { watchRun } from './watch';
+
+export interface CliIo {
+  stdout: { write(text: string): boolean; isTTY?: boolean };
+  stderr: { write(text: string): boolean };
+  /** Resolves where the API is (env or the local stack); injectable for tests. */
+  target: () => ApiTarget;
+  watchIntervalMs?: number;
+}
+
+function print(io: CliIo, lines: string[] | string): void {
+  io.stdout.write(`${Array.isArray(lines) ? lines.join('\n') : lines}\n`);
+}
+
+function parseLimit(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error('--limit must be 1..100');
+  return n;
+}
+
+/** The `tda` command line: a thin client of the orchestrator API. */
+export function buildCli(io: CliIo): Command {
+  const client = (): ApiClient => {
+    const target = io.target();
+    return new ApiClient({ baseUrl: target.baseUrl, token: target.token });
+  };
+  const program = new Command('tda')
+    .description('TDA flow runs: trigger, watch, inspect and cancel')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+
+  program
+    .command('run')
+    .description('trigger a run of a flow')
+    .argument('<flowKey>', 'e.g. scheduled_month_week_report_v1 (see `tda flows`)')
+    .requiredOption('-s, --symbol <symbol>', 'trading symbol, e.g. BTC-USDT')
+    .option('-t, --timeframes <list>', 'comma-separated timeframes (flows that take them)')
+    .option('-k, --idempotency-key <key>', 'the same key returns the existing run')
+    .option('--deadline-seconds <n>', 'run timeout in seconds')
+    .option('-w, --watch', 'follow the run until it finishes')
+    .option('--json', 'print the run document as JSON')
+    .action(async (flowKey: string, opts: Record<string, string | boolean | undefined>) => {
+      const request: TriggerRequest = {
+        flowKey,
+        scope: {
+          symbol: String(opts['symbol']),
+          ...(typeof opts['timeframes'] === 'string'
+            ? { timeframes: opts['timeframes'].split(',').map((t) => t.trim()) as never }
+            : {}),
+        },
+        ...(typeof opts['idempotencyKey'] === 'string'
+          ? { idempotencyKey: opts['idempotencyKey'] }
+          : {}),
+        ...(typeof opts['deadlineSeconds'] === 'string'
+          ? { deadlineSeconds: Number(opts['deadlineSeconds']) }
+          : {}),
+      };
+      const api = client();
+      const { run, created } = await api.trigger(request);
+      if (opts['json'] === true && opts['watch'] !== true) {
+        print(io, JSON.stringify(run, null, 2));
+        return;
+      }
+      print(io, `${created ? 'created' : 'existing run (idempotency key)'} ${run.runId}`);
+      if (opts['watch'] === true) {
+        const final = await watchRun(api, run.runId, {
+          out: io.stdout,
+          ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
+        });
+        printArtifacts(io, final);
+        if (final.status !== 'SUCCEEDED') process.exitCode = 1;
+      }
+    });
+
+  program
+    .command('get')
+    .description('show a run')
+    .argument('<runId>')
+    .option('--json', 'print the run document as JSON')
+    .action(async (runId: string, opts: { json?: boolean }) => {
+      const run = await client().getRun(runId);
+      print(io, opts.json === true ? JSON.stringify(run, null, 2) : renderRun(run));
+      if (opts.json !== true) printArtifacts(io, run);
+    });
+
+  program
+    .command('watch')
+    .description('follow a run until it finishes')
+    .argument('<runId>')
+    .action(async (runId: string) => {
+      const final = await watchRun(client(), runId, {
+        out: io.stdout,
+        ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
+      });
+      printArtifacts(io, final);
+    });
+
+  program
+    .command('list')
+    .description('list runs, newest first')
+    .option('--status <status>', 'PENDING|RUNNING|SUCCEEDED|FAILED|CANCELLED')
+    .option('--flow <flowKey>', 'only this flow')
+    .option('--owner <ownerId>', 'only this owner')
+    .option('--limit <n>', 'page size (1..100)', parseLimit, 20)
+    .option('--cursor <cursor>', 'the nextCursor of a previous page')
+    .option('--json', 'print the page as JSON')
+    .action(async (opts: Record<string, string | number | boolean | undefined>) => {
+      const page = await client().listRuns({
+        limit: Number(opts['limit']),
+        ...(typeof opts['status'] === 'string' ? { status: opts['status'] } : {}),
+        ...(typeof opts['flow'] === 'string' ? { flowKey: opts['flow'] } : {}),
+        ...(typeof opts['owner'] === 'string' ? { ownerId: opts['owner'] } : {}),
+        ...(typeof opts['cursor'] === 'string' ? { cursor: opts['cursor'] } : {}),
+      });
+      if (opts['json'] === true) {
+        print(io, JSON.stringify(page, null, 2));
+        return;
+      }
+      if (page.runs.length === 0) print(io, 'no runs');
+      for (const run of page.runs) {
+        const p = run.progress;
+        const done =
+          p === undefined ? '' : `${p.succeeded + p.failed + p.skipped + p.cancelled}/${p.total}`;
+        print(
+          io,
+          `${run.runId}  ${run.status.padEnd(9)}  ${run.flowKey}  ${done}  ${run.createdAt}`,
+        );
+      }
+      if (page.nextCursor !== null) print(io, `next page: tda list --cursor ${page.nextCursor}`);
+    });
+
+  program
+    .command('cancel')
+    .description('cancel a run (idempotent)')
+    .argument('<runId>')
+    .action(async (runId: string) => {
+      const run = await client().cancel(runId);
+      print(io, `${run.runId} ${run.status}`);
+    });
+
+  program
+    .command('blocked-on')
+    .description('why a step is not running')
+    .argument('<runId>')
+    .argument('<stepId>')
+    .action(async (runId: string, stepId: string) => {
+      const answer = (await client().blockedOn(runId, stepId)) as { summary?: unknown };
+      print(io, typeof answer.summary === 'string' ? answer.summary : '');
+      print(io, JSON.stringify(answer, null, 2));
+    });
+
+  program
+    .command('flows')
+    .description('list the flows that can be triggered')
+    .action(async () => {
+      print(io, JSON.stringify(await client().flows(), null, 2));
+    });
+
+  return program;
+}
+
+function printArtifacts(io: CliIo, run: Parameters<typeof artifactUris>[0]): void {
+  const uris = artifactUris(run);
+  if (uris.length === 0) return;
+  print(io, 'artifacts:');
+  for (const { stepId, uri } of uris) print(io, `  ${stepId}  ${uri}`);
+}
+
+/** Runs the CLI; returns the process exit code. Errors become one clear line on stderr. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    await buildCli(io).parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode;
+    }
+    if (error instanceof ApiError) {
+      io.stderr.write(
+        `error ${error.code}${error.status > 0 ? ` (HTTP ${error.status})` : ''}: ${error.message}\n`,
+      );
+      if (error.details !== undefined)
+        io.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
+      return 1;
+    }
+    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './api-client';
+export * from './cli';
+export * from './cli-config';
+export * from './run-view';
+export * from './watch';

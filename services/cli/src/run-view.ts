@@ -1,0 +1,68 @@
+import type { FlowRun, FlowStep } from '@tda/contracts';
+
+const TERMINAL_RUN = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
+
+export function isTerminalRun(run: FlowRun): boolean {
+  return TERMINAL_RUN.has(run.status);
+}
+
+const ICONS: Record<FlowStep['status'], string> = {
+  PENDING: '·',
+  READY: '○',
+  RUNNING: '◐',
+  SUCCEEDED: '✔',
+  FAILED: '✖',
+  SKIPPED: '↷',
+  CANCELLED: '⊘',
+};
+
+function bar(done: number, total: number, width = 24): string {
+  const filled = total === 0 ? 0 : Math.round((done / total) * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+}
+
+function seconds(from: string | undefined, to: string | undefined, now: Date): string {
+  if (from === undefined) return '';
+  const end = to === undefined ? now.getTime() : Date.parse(to);
+  return `${((end - Date.parse(from)) / 1000).toFixed(1)}s`;
+}
+
+/**
+ * A terminal view of a run: header with status and a progress bar, one line per step (in
+ * dependency-then-name order as stored: lexicographic), the step error when failed.
+ */
+export function renderRun(run: FlowRun, now: Date = new Date()): string[] {
+  const ids = Object.keys(run.steps).sort();
+  const steps = ids.map((id) => [id, run.steps[id]] as const);
+  const finished = steps.filter(([, s]) =>
+    ['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED'].includes(s?.status ?? ''),
+  ).length;
+  const width = Math.max(...ids.map((id) => id.length), 10);
+  const lines = [
+    `${run.runId}  ${run.flowKey}  ${run.scope.symbol}`,
+    `status ${run.status.padEnd(9)} ${bar(finished, ids.length)} ${finished}/${ids.length} steps  ${seconds(run.createdAt, run.finishedAt, now)}`,
+  ];
+  for (const [id, step] of steps) {
+    if (step === undefined) continue;
+    const timing = seconds(step.outputs.execution?.timing?.startedAt, step.finishedAt, now);
+    const attempt = step.attempt > 1 ? ` attempt ${step.attempt}` : '';
+    lines.push(
+      `  ${ICONS[step.status]} ${id.padEnd(width)}  ${step.status.padEnd(9)} ${timing}${attempt}`,
+    );
+    if (step.error !== undefined && step.status !== 'CANCELLED') {
+      lines.push(`      ${step.error.code}: ${step.error.message}`);
+    }
+  }
+  if (run.error !== undefined) lines.push(`run error ${run.error.code}: ${run.error.message}`);
+  return lines;
+}
+
+/** gs:// URIs of every artifact a run produced (primary outputs and manifests), by step. */
+export function artifactUris(run: FlowRun): { stepId: string; uri: string }[] {
+  const uris: { stepId: string; uri: string }[] = [];
+  for (const id of Object.keys(run.steps).sort()) {
+    const outputs = run.steps[id]?.outputs;
+    if (outputs?.gcs_uri !== undefined) uris.push({ stepId: id, uri: outputs.gcs_uri });
+  }
+  return uris;
+}
