@@ -45,6 +45,7 @@ const WEEK = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
 describe('flow catalogue', () => {
   it('lists the registered flows', () => {
     expect(listFlows().map((f) => f.flowKey)).toEqual([
+      'market_charts_v1',
       'scheduled_month_week_report_v1',
       'user_multi_tf_report_v1',
     ]);
@@ -58,7 +59,11 @@ describe('flow catalogue', () => {
       code: 'INVALID_REQUEST',
       details: {
         flowKey: 'nope_v1',
-        availableFlowKeys: ['scheduled_month_week_report_v1', 'user_multi_tf_report_v1'],
+        availableFlowKeys: [
+          'market_charts_v1',
+          'scheduled_month_week_report_v1',
+          'user_multi_tf_report_v1',
+        ],
       },
     });
   });

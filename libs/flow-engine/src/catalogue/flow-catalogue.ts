@@ -12,6 +12,7 @@ import { generateRunId, type RandomSource } from '../ids';
 import { computeProgress } from '../run-status';
 import { addMs, toTimestamp } from '../time';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
+import { marketChartsFlow } from './market-charts.flow';
 import { scheduledMonthWeekReportFlow } from './scheduled-month-week-report.flow';
 import { userMultiTfReportFlow } from './user-multi-tf-report.flow';
 
@@ -218,6 +219,7 @@ export class FlowCatalogue {
 export const flowCatalogue = new FlowCatalogue([
   scheduledMonthWeekReportFlow,
   userMultiTfReportFlow,
+  marketChartsFlow,
 ]);
 
 export function getFlow(flowKey: string): FlowDefinition {

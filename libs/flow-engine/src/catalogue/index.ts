@@ -4,3 +4,4 @@ export * from './scope';
 export * from './report-steps';
 export * from './scheduled-month-week-report.flow';
 export * from './user-multi-tf-report.flow';
+export * from './market-charts.flow';

@@ -82,27 +82,22 @@ export interface TimeframeReportSteps {
   reportStepId: string;
 }
 
-/**
- * Adds the OHLCV -> charts -> LLM report chain of one timeframe to `specs`. The report depends on
- * its OHLCV and charts steps and on every previous report it reads (seed 002 inputs).
- */
-export function addTimeframeReport(
+export interface TimeframeChartSteps {
+  ohlcvStepId: string;
+  chartsStepId: string;
+}
+
+/** Adds the OHLCV -> charts chain of one timeframe to `specs` (shared by every flow with charts). */
+export function addTimeframeCharts(
   specs: StepSpecs,
-  settings: ReportSettings,
+  settings: Pick<ReportSettings, 'symbol' | 'lookback'>,
   timeframe: Timeframe,
-  promptId: string,
-  previousReportStepIds: readonly string[] = [],
-): TimeframeReportSteps {
+): TimeframeChartSteps {
   const ohlcvStepId = buildStepId({ stepType: 'OHLCV_EXPORT', timeframe });
   const chartsStepId = buildStepId({
     stepType: 'CHART_EXPORT',
     timeframe,
     variant: [DEFAULT_CHART_TEMPLATE_ID],
-  });
-  const reportStepId = buildStepId({
-    stepType: 'LLM_REPORT',
-    timeframe,
-    variant: [promptId, modelVariant(settings.modelName)],
   });
   specs[ohlcvStepId] = {
     stepType: 'OHLCV_EXPORT',
@@ -125,6 +120,26 @@ export function addTimeframeReport(
       requests: DEFAULT_CHART_REQUESTS.map((r) => ({ ...r })),
     },
   };
+  return { ohlcvStepId, chartsStepId };
+}
+
+/**
+ * Adds the OHLCV -> charts -> LLM report chain of one timeframe to `specs`. The report depends on
+ * its OHLCV and charts steps and on every previous report it reads (seed 002 inputs).
+ */
+export function addTimeframeReport(
+  specs: StepSpecs,
+  settings: ReportSettings,
+  timeframe: Timeframe,
+  promptId: string,
+  previousReportStepIds: readonly string[] = [],
+): TimeframeReportSteps {
+  const { ohlcvStepId, chartsStepId } = addTimeframeCharts(specs, settings, timeframe);
+  const reportStepId = buildStepId({
+    stepType: 'LLM_REPORT',
+    timeframe,
+    variant: [promptId, modelVariant(settings.modelName)],
+  });
   const reportInputs: Record<string, unknown> = {
     ohlcvStepId,
     chartsManifestStepId: chartsStepId,
