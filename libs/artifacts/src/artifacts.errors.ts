@@ -101,6 +101,19 @@ export class ArtifactReadError extends ArtifactStoreError {
   }
 }
 
+/**
+ * A signed URL could not be produced: usually the identity cannot sign (no service-account key
+ * and no iam.serviceAccounts.signBlob permission). A configuration problem, so not retryable.
+ */
+export class ArtifactSigningError extends ArtifactStoreError {
+  constructor(
+    readonly uri: string,
+    reason: string,
+  ) {
+    super('INTERNAL_ERROR', `signing a url for artifact ${uri} failed: ${reason}`, { uri, reason });
+  }
+}
+
 function truncate(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max)}…` : value;
 }

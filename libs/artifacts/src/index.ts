@@ -4,3 +4,5 @@ export * from './artifact-request';
 export * from './content-hash';
 export * from './gcs-uri';
 export * from './in-memory-artifact.store';
+export * from './local-artifact.store';
+export * from './gcs-artifact.store';

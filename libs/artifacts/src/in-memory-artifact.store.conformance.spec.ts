@@ -1,0 +1,7 @@
+import { InMemoryArtifactStore } from './in-memory-artifact.store';
+import { describeArtifactStoreConformance } from './testing';
+
+describeArtifactStoreConformance('InMemoryArtifactStore', async () => ({
+  store: new InMemoryArtifactStore(),
+  bucket: 'tda-test-artifacts',
+}));

@@ -1,0 +1,72 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/**
+ * Simulates a process that dies between writing the temp file and linking it: `link` throws and
+ * `unlink` does nothing (a dead process cleans nothing up). The real functions are used otherwise.
+ */
+const faults = vi.hoisted(() => ({ crashAtLink: false }));
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...actual,
+    link: async (existingPath: string, newPath: string) => {
+      if (faults.crashAtLink) throw Object.assign(new Error('simulated crash'), { code: 'EIO' });
+      return actual.link(existingPath, newPath);
+    },
+    unlink: async (path: string) => {
+      if (faults.crashAtLink) return;
+      return actual.unlink(path);
+    },
+  };
+});
+
+const { LOCAL_TEMP_PREFIX, LocalArtifactStore } = await import('./local-artifact.store');
+const { ArtifactWriteError } = await import('./artifacts.errors');
+
+describe('LocalArtifactStore: crash between temp write and link', () => {
+  let dataDir: string;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tda-artifacts-crash-'));
+    faults.crashAtLink = false;
+  });
+
+  afterEach(async () => {
+    faults.crashAtLink = false;
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('leaves no final file, only a temp file that a later put is not confused by', async () => {
+    const store = new LocalArtifactStore({ dataDir });
+    const uri = 'gs://tda-artifacts/runs/r1/1d/ohlcv_export:1d.json';
+    const data = Buffer.from('{"complete":true}');
+
+    faults.crashAtLink = true;
+    const error = await store
+      .put(uri, data, { contentType: 'application/json' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ArtifactWriteError);
+    expect(error).toMatchObject({ code: 'GCS_WRITE_FAILED', retryable: true });
+    faults.crashAtLink = false;
+
+    const dir = join(dataDir, 'tda-artifacts', 'runs', 'r1', '1d');
+    const afterCrash = await readdir(dir);
+    // the scenario really happened: the temp file is there, the final name is not
+    expect(afterCrash).toHaveLength(1);
+    expect(afterCrash[0]?.startsWith(LOCAL_TEMP_PREFIX)).toBe(true);
+    await expect(store.exists(uri)).resolves.toBe(false);
+
+    // the retried step writes the object normally
+    await expect(store.put(uri, data, { contentType: 'application/json' })).resolves.toMatchObject({
+      created: true,
+    });
+    expect((await store.read(uri)).equals(data)).toBe(true);
+    expect((await readdir(dir)).filter((n) => !n.startsWith(LOCAL_TEMP_PREFIX))).toEqual([
+      'ohlcv_export:1d.json',
+    ]);
+  });
+});

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { validatePutArguments, validateSignedUrlOptions } from './artifact-request';
+import type { ArtifactStore, PutOptions, PutResult, SignedUrlOptions } from './artifact-store.port';
+import {
+  ArtifactConflictError,
+  ArtifactNotFoundError,
+  ArtifactReadError,
+  ArtifactWriteError,
+  InvalidArtifactRequestError,
+  InvalidArtifactUriError,
+} from './artifacts.errors';
+import { sha256Hex } from './content-hash';
+import { parseGcsUri } from './gcs-uri';
+
+/**
+ * Temp files live beside their final name (same directory, so same filesystem: link() cannot
+ * fail with EXDEV) and start with this prefix. Object names whose last segment starts with it
+ * are rejected so a temp file can never be mistaken for, or collide with, an object.
+ */
+export const LOCAL_TEMP_PREFIX = '.tda-tmp-';
+
+export interface LocalArtifactStoreOptions {
+  /** Root directory; gs://<bucket>/<path> is stored at <dataDir>/<bucket>/<path>. */
+  dataDir: string;
+}
+
+/**
+ * ArtifactStore on the local filesystem (the `memory`/`emulators` backends and the local stack).
+ * Create-only writes are atomic: the bytes go to a temp file in the target directory, which is
+ * then hard-linked to the final name. link(2) fails with EEXIST when the name exists, so exactly
+ * one concurrent writer creates the object, and the final name only ever appears with complete
+ * contents — a crash before the link leaves at most a stray `.tda-tmp-*` file, never a partial
+ * object. On EEXIST the existing bytes are compared: identical → created:false, else conflict.
+ */
+export class LocalArtifactStore implements ArtifactStore {
+  private readonly dataDir: string;
+  private realDataDir: Promise<string> | undefined;
+
+  constructor(options: LocalArtifactStoreOptions) {
+    if (typeof options?.dataDir !== 'string' || options.dataDir.length === 0) {
+      throw new InvalidArtifactRequestError('LocalArtifactStore needs a dataDir');
+    }
+    this.dataDir = resolve(options.dataDir);
+  }
+
+  async put(uri: string, data: Buffer, options: PutOptions): Promise<PutResult> {
+    const target = this.pathOf(uri);
+    validatePutArguments(data, options);
+    const sha256 = sha256Hex(data);
+    const result = (created: boolean): PutResult => ({ uri, created, sha256, bytes: data.length });
+    const pathShapeConflict = () =>
+      new ArtifactConflictError(uri, { reason: 'path-shape', attemptedSha256: sha256 });
+
+    const dir = dirname(target);
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      // A parent "directory" is an existing object file: GCS allows a/b and a/b/c, a disk does not.
+      if (hasCode(error, 'ENOTDIR', 'EEXIST')) throw pathShapeConflict();
+      throw new ArtifactWriteError(uri, errnoReason(error));
+    }
+    await this.assertInsideDataDir(uri, dir, 'write');
+
+    const temp = join(dir, `${LOCAL_TEMP_PREFIX}${process.pid}-${randomBytes(8).toString('hex')}`);
+    try {
+      try {
+        const handle = await open(temp, 'wx', 0o644);
+        try {
+          await handle.writeFile(data);
+          // Flushed before the link so the name never points at bytes still in the page cache
+          // only; a power cut then loses the whole object rather than leaving a torn one.
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await link(temp, target);
+        return result(true);
+      } catch (error) {
+        if (!hasCode(error, 'EEXIST')) throw new ArtifactWriteError(uri, errnoReason(error));
+      }
+      // The name exists: an idempotent re-put, a concurrent writer that won, or a conflict.
+      let existing: Buffer;
+      try {
+        existing = await readFile(target);
+      } catch (error) {
+        if (hasCode(error, 'EISDIR')) throw pathShapeConflict();
+        throw new ArtifactWriteError(uri, errnoReason(error));
+      }
+      if (existing.equals(data)) return result(false);
+      throw new ArtifactConflictError(uri, {
+        reason: 'different-bytes',
+        attemptedSha256: sha256,
+        existingSha256: sha256Hex(existing),
+      });
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  async read(uri: string): Promise<Buffer> {
+    const target = this.pathOf(uri);
+    try {
+      await this.assertInsideDataDir(uri, dirname(target), 'read');
+      return await readFile(target);
+    } catch (error) {
+      if (hasCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) throw new ArtifactNotFoundError(uri);
+      throw asReadError(uri, error);
+    }
+  }
+
+  async exists(uri: string): Promise<boolean> {
+    const target = this.pathOf(uri);
+    try {
+      await this.assertInsideDataDir(uri, dirname(target), 'read');
+      return (await stat(target)).isFile();
+    } catch (error) {
+      if (hasCode(error, 'ENOENT', 'ENOTDIR')) return false;
+      throw asReadError(uri, error);
+    }
+  }
+
+  /** A `file://` URL of the object; the expiry is validated but cannot be enforced locally. */
+  async signedUrl(uri: string, options: SignedUrlOptions): Promise<string> {
+    const target = this.pathOf(uri);
+    validateSignedUrlOptions(options);
+    if (!(await this.exists(uri))) throw new ArtifactNotFoundError(uri);
+    return pathToFileURL(target).href;
+  }
+
+  /** The file that holds `uri` (validated; always inside dataDir). */
+  pathOf(uri: string): string {
+    const { bucket, path } = parseGcsUri(uri);
+    const segments = path.split('/');
+    const last = segments[segments.length - 1] ?? '';
+    if (last.startsWith(LOCAL_TEMP_PREFIX)) {
+      throw new InvalidArtifactUriError(
+        uri,
+        `names starting with '${LOCAL_TEMP_PREFIX}' are reserved`,
+      );
+    }
+    const target = resolve(this.dataDir, bucket, ...segments);
+    // parseGcsUri already rejects '..' and empty segments; this is the belt to those braces.
+    if (!isInside(this.dataDir, target))
+      throw new InvalidArtifactUriError(uri, 'escapes the data dir');
+    return target;
+  }
+
+  /**
+   * Symlinks inside dataDir could still lead elsewhere; the real path of the directory must stay
+   * under the real dataDir.
+   */
+  private async assertInsideDataDir(uri: string, dir: string, op: 'read' | 'write'): Promise<void> {
+    let realDir: string;
+    try {
+      realDir = await realpath(dir);
+    } catch (error) {
+      if (op === 'read') throw error; // ENOENT / ENOTDIR: mapped to not-found by the caller
+      throw new ArtifactWriteError(uri, errnoReason(error));
+    }
+    this.realDataDir ??= realpath(this.dataDir);
+    if (!isInside(await this.realDataDir, realDir)) {
+      throw new InvalidArtifactUriError(uri, 'resolves outside the data dir');
+    }
+  }
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = relative(root, candidate);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+function hasCode(error: unknown, ...codes: string[]): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    codes.includes(error.code)
+  );
+}
+
+/** The errno code only: fs messages embed absolute paths, which do not belong in step errors. */
+function errnoReason(error: unknown): string {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string'
+  ) {
+    return error.code;
+  }
+  return 'unexpected filesystem error';
+}
+
+function asReadError(uri: string, error: unknown): Error {
+  if (error instanceof InvalidArtifactUriError) return error;
+  return new ArtifactReadError(uri, errnoReason(error));
+}

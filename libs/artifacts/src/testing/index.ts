@@ -1,0 +1,1 @@
+export * from './artifact-store.conformance';
