@@ -1,0 +1,63 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  SetMetadata,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { UnauthenticatedError } from '../orchestrator.errors';
+import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { headerValue, type HttpRequest } from './http-types';
+
+const PUBLIC_ROUTE = 'tda:public-route';
+
+/** Marks a handler (or controller) as reachable without the bearer token. */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time string equality: hashing first makes both sides the same length. */
+export function tokensEqual(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/**
+ * `Authorization: Bearer <TDA_API_TOKEN>` on every HTTP route not marked @Public(). The token
+ * is one operator credential (not per-user auth); see README "Auth". Message handlers (the
+ * step-event consumer) are not HTTP and pass through: Pub/Sub IAM guards them.
+ */
+@Injectable()
+export class BearerTokenGuard implements CanActivate {
+  private readonly expected: string;
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(ORCHESTRATOR_CONTEXT) context: OrchestratorContext,
+  ) {
+    this.expected = context.config.TDA_API_TOKEN;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (isPublic === true) return true;
+    const request = context.switchToHttp().getRequest<HttpRequest>();
+    const header = headerValue(request, 'authorization');
+    if (header === undefined) {
+      throw new UnauthenticatedError('missing Authorization: Bearer <token> header');
+    }
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const token = match?.[1];
+    if (token === undefined || !tokensEqual(token, this.expected)) {
+      throw new UnauthenticatedError('invalid bearer token');
+    }
+    return true;
+  }
+}

@@ -1,0 +1,324 @@
+import {
+  ERROR_CODES,
+  FLOW_KEY_PATTERN,
+  RUN_ID_PATTERN,
+  RUN_STATUSES,
+  STEP_ID_MAX_LENGTH,
+  STEP_ID_PATTERN,
+  STEP_STATUSES,
+  STEP_TYPES,
+  SYMBOL_PATTERN,
+  TIMEFRAMES,
+} from '@tda/contracts';
+import { LIST_LIMIT_MAX } from '@tda/flow-store';
+import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
+import { OWNER_ID_PATTERN } from '../config';
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json, description: string): Json => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const error = (description: string): Json => json(ref('ApiError'), description);
+
+const RUN_ID_PARAM = {
+  name: 'runId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: RUN_ID_PATTERN.source, maxLength: 120 },
+};
+const COMMON_ERRORS = {
+  '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
+  '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
+};
+
+/**
+ * Schemas of the request/response bodies. TriggerRequest and ApiError are the contracts'
+ * schemas with their $refs inlined (openapi.document.spec.ts compares them with contracts/);
+ * FlowRun is abridged to its top level — the full document schema is
+ * contracts/flow_run.schema.json.
+ */
+export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
+  TriggerRequest: {
+    type: 'object',
+    required: ['flowKey', 'scope'],
+    properties: {
+      flowKey: { type: 'string', pattern: FLOW_KEY_PATTERN.source, maxLength: 100 },
+      scope: {
+        type: 'object',
+        required: ['symbol'],
+        properties: {
+          symbol: { type: 'string', pattern: SYMBOL_PATTERN.source },
+          timeframes: {
+            type: 'array',
+            items: { type: 'string', enum: [...TIMEFRAMES] },
+            minItems: 1,
+            uniqueItems: true,
+          },
+        },
+      },
+      idempotencyKey: { type: 'string', pattern: '^[A-Za-z0-9_:\\-]{1,200}$' },
+      trigger: {
+        type: 'object',
+        required: ['type', 'source'],
+        properties: {
+          type: { type: 'string', enum: ['SCHEDULER', 'USER', 'SYSTEM', 'DEBUG_HTTP'] },
+          source: { type: 'string', minLength: 1, maxLength: 200 },
+        },
+      },
+      deadlineSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
+    },
+    additionalProperties: false,
+  },
+  ApiError: {
+    type: 'object',
+    required: ['code', 'message'],
+    properties: {
+      code: { type: 'string', enum: [...ERROR_CODES] },
+      message: { type: 'string', minLength: 1, maxLength: 2000 },
+      details: { type: 'object' },
+      retryable: { type: 'boolean' },
+      requestId: { type: 'string', minLength: 1, maxLength: 200 },
+    },
+    additionalProperties: false,
+  },
+  FlowRun: {
+    type: 'object',
+    description: 'flow_runs/{runId} as stored (abridged; see contracts/flow_run.schema.json).',
+    required: [
+      'schemaVersion',
+      'runId',
+      'flowKey',
+      'status',
+      'createdAt',
+      'updatedAt',
+      'trigger',
+      'scope',
+      'ownerId',
+      'steps',
+    ],
+    properties: {
+      schemaVersion: { type: 'integer' },
+      runId: { type: 'string', pattern: RUN_ID_PATTERN.source },
+      flowKey: { type: 'string', pattern: FLOW_KEY_PATTERN.source },
+      status: { type: 'string', enum: [...RUN_STATUSES] },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      startedAt: { type: 'string', format: 'date-time' },
+      finishedAt: { type: 'string', format: 'date-time' },
+      trigger: { type: 'object' },
+      scope: { type: 'object' },
+      ownerId: { type: 'string' },
+      idempotencyKey: { type: 'string' },
+      deadlineAt: { type: 'string', format: 'date-time' },
+      cancelRequestedAt: { type: 'string', format: 'date-time' },
+      progress: { type: 'object' },
+      error: { type: 'object' },
+      steps: {
+        type: 'object',
+        description: 'stepId -> step',
+        additionalProperties: {
+          type: 'object',
+          required: ['stepType', 'status', 'dependsOn', 'inputs', 'outputs', 'attempt'],
+          properties: {
+            stepType: { type: 'string', enum: [...STEP_TYPES] },
+            status: { type: 'string', enum: [...STEP_STATUSES] },
+            dependsOn: { type: 'array', items: { type: 'string' } },
+            attempt: { type: 'integer' },
+          },
+        },
+      },
+    },
+  },
+  RunListPage: {
+    type: 'object',
+    required: ['runs', 'nextCursor'],
+    properties: {
+      runs: { type: 'array', items: ref('FlowRun') },
+      nextCursor: { type: ['string', 'null'], description: 'null on the last page' },
+    },
+  },
+  BlockedOn: {
+    type: 'object',
+    required: ['runId', 'runStatus', 'stepId', 'status', 'reasons', 'summary'],
+    properties: {
+      runId: { type: 'string' },
+      runStatus: { type: 'string', enum: [...RUN_STATUSES] },
+      stepId: { type: 'string' },
+      status: { type: 'string', enum: [...STEP_STATUSES] },
+      reasons: {
+        type: 'array',
+        items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
+      },
+      summary: { type: 'string' },
+    },
+  },
+  FlowList: {
+    type: 'object',
+    required: ['flows'],
+    properties: {
+      flows: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['flowKey', 'description'],
+          properties: { flowKey: { type: 'string' }, description: { type: 'string' } },
+        },
+      },
+    },
+  },
+};
+
+/** The OpenAPI 3.1 description served at GET /openapi.json (and rendered at /docs). */
+export function buildOpenApiDocument(): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'TDA orchestrator API',
+      version: '1',
+      description:
+        'Trigger, inspect and cancel flow runs. Errors: ApiError with the HTTP status of ERROR_CODE_INFO[code]. Auth: Authorization: Bearer <TDA_API_TOKEN>.',
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: OPENAPI_SCHEMAS,
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      '/runs': {
+        post: {
+          operationId: 'triggerRun',
+          summary: 'Create a run of a flow (idempotent per owner and idempotencyKey)',
+          parameters: [
+            {
+              name: 'X-TDA-Owner',
+              in: 'header',
+              required: false,
+              description: 'Owner the run is created for (default TDA_DEFAULT_OWNER)',
+              schema: { type: 'string', pattern: OWNER_ID_PATTERN.source },
+            },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('TriggerRequest') } },
+          },
+          responses: {
+            '201': json(ref('FlowRun'), 'Created (Location: /runs/{runId})'),
+            '200': json(ref('FlowRun'), 'The existing run of this idempotencyKey'),
+            '400': error('INVALID_REQUEST: body, scope or flowKey (details.availableFlowKeys)'),
+            '409': error('CONFLICT: idempotencyKey reused for a different request'),
+            ...COMMON_ERRORS,
+          },
+        },
+        get: {
+          operationId: 'listRuns',
+          summary: 'Runs, newest first (keyset pagination)',
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              schema: {
+                type: 'integer',
+                minimum: 1,
+                maximum: LIST_LIMIT_MAX,
+                default: DEFAULT_LIST_LIMIT,
+              },
+            },
+            { name: 'cursor', in: 'query', schema: { type: 'string' } },
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: [...RUN_STATUSES] },
+            },
+            { name: 'flowKey', in: 'query', schema: { type: 'string' } },
+            { name: 'ownerId', in: 'query', schema: { type: 'string' } },
+            { name: 'idempotencyKey', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: {
+            '200': json(ref('RunListPage'), 'One page'),
+            '400': error('INVALID_REQUEST: bad limit, cursor, status or unknown parameter'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/runs/{runId}': {
+        get: {
+          operationId: 'getRun',
+          parameters: [RUN_ID_PARAM],
+          responses: {
+            '200': json(ref('FlowRun'), 'The run'),
+            '400': error('INVALID_REQUEST: malformed runId'),
+            '404': error('NOT_FOUND'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/runs/{runId}/cancel': {
+        post: {
+          operationId: 'cancelRun',
+          summary: 'Cancel (idempotent); RUNNING steps stop at their next heartbeat',
+          parameters: [RUN_ID_PARAM],
+          responses: {
+            '200': json(ref('FlowRun'), 'The run, CANCELLED (also when it already was)'),
+            '400': error('INVALID_REQUEST: malformed runId'),
+            '404': error('NOT_FOUND'),
+            '409': error('CONFLICT: the run already SUCCEEDED or FAILED'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/runs/{runId}/steps/{stepId}/blocked-on': {
+        get: {
+          operationId: 'blockedOn',
+          summary: 'Why a step is not running / not done',
+          parameters: [
+            RUN_ID_PARAM,
+            {
+              name: 'stepId',
+              in: 'path',
+              required: true,
+              schema: {
+                type: 'string',
+                pattern: STEP_ID_PATTERN.source,
+                maxLength: STEP_ID_MAX_LENGTH,
+              },
+            },
+          ],
+          responses: {
+            '200': json(ref('BlockedOn'), 'Structured reasons and a summary'),
+            '400': error('INVALID_REQUEST: malformed runId or stepId'),
+            '404': error('NOT_FOUND: no such run or step'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/flows': {
+        get: {
+          operationId: 'listFlows',
+          responses: { '200': json(ref('FlowList'), 'The flow catalogue'), ...COMMON_ERRORS },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'health',
+          security: [],
+          responses: {
+            '200': json(
+              { type: 'object', properties: { status: { const: 'ok' } } },
+              'The process is up',
+            ),
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openApi',
+          security: [],
+          responses: { '200': { description: 'This document' } },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { FlowRun } from '@tda/contracts';
+import { InvalidRequestError, type BlockedOnExplanation } from '@tda/flow-engine';
+import type { RunListPage } from '@tda/flow-store';
+import { OWNER_ID_PATTERN } from '../config';
+import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { RunsService } from '../runs/runs.service';
+import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
+
+/** The header that names the owner a trigger acts for (README "Auth and owners"). */
+export const OWNER_HEADER = 'X-TDA-Owner';
+
+/** The admin API over flow runs (README). Every route needs the bearer token. */
+@Controller('runs')
+export class RunsController {
+  constructor(
+    private readonly runs: RunsService,
+    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+  ) {}
+
+  /** 201 + Location for a new run; 200 with the existing run for a repeated idempotencyKey. */
+  @Post()
+  async trigger(
+    @Body() body: unknown,
+    @Req() request: HttpRequest,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ): Promise<FlowRun> {
+    const { run, created } = await this.runs.trigger(body, this.ownerOf(request));
+    response.status(created ? 201 : 200);
+    response.setHeader('Location', `/runs/${encodeURIComponent(run.runId)}`);
+    return run;
+  }
+
+  @Get()
+  list(@Query() query: Record<string, unknown>): Promise<RunListPage> {
+    return this.runs.list(query);
+  }
+
+  @Get(':runId')
+  get(@Param('runId') runId: string): Promise<FlowRun> {
+    return this.runs.get(runId);
+  }
+
+  /** 200 with the run (CANCELLED, or already CANCELLED); 409 if it already SUCCEEDED/FAILED. */
+  @Post(':runId/cancel')
+  @HttpCode(200)
+  cancel(@Param('runId') runId: string): Promise<FlowRun> {
+    return this.runs.cancel(runId);
+  }
+
+  @Get(':runId/steps/:stepId/blocked-on')
+  blockedOn(
+    @Param('runId') runId: string,
+    @Param('stepId') stepId: string,
+  ): Promise<BlockedOnExplanation> {
+    return this.runs.blockedOn(runId, stepId);
+  }
+
+  private ownerOf(request: HttpRequest): string {
+    const header = headerValue(request, OWNER_HEADER);
+    if (header === undefined) return this.context.config.TDA_DEFAULT_OWNER;
+    if (!OWNER_ID_PATTERN.test(header)) {
+      throw new InvalidRequestError(`${OWNER_HEADER} is not a valid owner id`, {
+        header: OWNER_HEADER,
+        pattern: OWNER_ID_PATTERN.source,
+      });
+    }
+    return header;
+  }
+}

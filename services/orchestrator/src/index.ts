@@ -1,0 +1,13 @@
+export * from './config';
+export * from './orchestrator.options';
+export * from './orchestrator.errors';
+export * from './orchestrator.module';
+export * from './orchestrator.app';
+export * from './orchestrator.backends';
+export { RunsService, type TriggerResult } from './runs/runs.service';
+export { Reconciler, type ReconcileReport } from './reconcile/reconciler.service';
+export { RunAdvancer } from './dispatch/run-advancer.service';
+export { StepDispatcher } from './dispatch/step-dispatcher.service';
+export { StepEventsHandler } from './step-events/step-events.handler';
+export { OWNER_HEADER } from './http/runs.controller';
+export { buildOpenApiDocument } from './http/openapi.document';

@@ -1,0 +1,59 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { flowCatalogue } from '@tda/flow-engine';
+import { RunAdvancer } from './dispatch/run-advancer.service';
+import { StepDispatcher } from './dispatch/step-dispatcher.service';
+import { ApiExceptionFilter } from './http/api-exception.filter';
+import { BearerTokenGuard } from './http/bearer-token.guard';
+import { FlowsController } from './http/flows.controller';
+import { HealthController } from './http/health.controller';
+import { OpenApiController } from './http/openapi.controller';
+import { RunsController } from './http/runs.controller';
+import {
+  ORCHESTRATOR_CONTEXT,
+  type OrchestratorContext,
+  type OrchestratorModuleOptions,
+} from './orchestrator.options';
+import { Reconciler } from './reconcile/reconciler.service';
+import { RunsService } from './runs/runs.service';
+import { StepEventsHandler } from './step-events/step-events.handler';
+
+/**
+ * The orchestrator (DESIGN §3-§5): admin HTTP API, step-event consumer, dispatch and reconciler.
+ * Takes built adapters (forRoot) so the same module runs standalone (main.ts), inside the local
+ * launcher and in tests with in-memory adapters.
+ */
+@Module({})
+export class OrchestratorModule {
+  static forRoot(options: OrchestratorModuleOptions): DynamicModule {
+    const context: OrchestratorContext = {
+      store: options.store,
+      broker: options.broker,
+      logger: options.logger,
+      clock: options.clock ?? (() => new Date()),
+      random: options.random ?? Math.random,
+      config: options.config,
+      catalogue: options.catalogue ?? flowCatalogue,
+    };
+    return {
+      module: OrchestratorModule,
+      controllers: [
+        RunsController,
+        FlowsController,
+        HealthController,
+        OpenApiController,
+        StepEventsHandler,
+      ],
+      providers: [
+        { provide: ORCHESTRATOR_CONTEXT, useValue: context },
+        StepDispatcher,
+        RunAdvancer,
+        RunsService,
+        Reconciler,
+        { provide: APP_GUARD, useClass: BearerTokenGuard },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+      ],
+      exports: [Reconciler, RunsService, RunAdvancer],
+    };
+  }
+}

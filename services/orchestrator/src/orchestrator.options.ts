@@ -1,0 +1,36 @@
+import type { FlowCatalogue } from '@tda/flow-engine';
+import type { FlowRunStore } from '@tda/flow-store';
+import type { MessageBroker } from '@tda/messaging';
+import type { Logger } from '@tda/observability';
+import type { OrchestratorConfig } from './config';
+
+/**
+ * What OrchestratorModule.forRoot receives: already-built adapter instances, so the local
+ * launcher can compose every service in one process and tests can pass in-memory adapters.
+ */
+export interface OrchestratorModuleOptions {
+  store: FlowRunStore;
+  /** Publishes step-ready messages; createOrchestratorApp also consumes step events from it. */
+  broker: MessageBroker;
+  logger: Logger;
+  /** Default: the system clock. */
+  clock?: () => Date;
+  /** Uniform [0, 1) for runId suffixes and retry jitter. Default: Math.random. */
+  random?: () => number;
+  config: OrchestratorConfig;
+  /** Default: the deployment's flow catalogue (@tda/flow-engine flowCatalogue). */
+  catalogue?: FlowCatalogue;
+}
+
+/** The resolved options every provider injects (defaults filled in). */
+export interface OrchestratorContext {
+  store: FlowRunStore;
+  broker: MessageBroker;
+  logger: Logger;
+  clock: () => Date;
+  random: () => number;
+  config: OrchestratorConfig;
+  catalogue: FlowCatalogue;
+}
+
+export const ORCHESTRATOR_CONTEXT = Symbol.for('tda.orchestrator.context');

@@ -1,0 +1,60 @@
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { validate, type FlowRun } from '@tda/contracts';
+import {
+  DEFAULT_MAX_DELIVERY_ATTEMPTS,
+  invalidMessage,
+  MESSAGE_TYPES,
+  noop,
+  processed,
+  PUBSUB_TRANSPORT,
+  type HandlerOutcome,
+  PubSubContext,
+} from '@tda/messaging';
+import { RunAdvancer } from '../dispatch/run-advancer.service';
+
+/** READY steps that depend on `stepId`: the ones its SUCCEEDED event may have made READY. */
+export function readyDependents(run: FlowRun, stepId: string): string[] {
+  return Object.entries(run.steps)
+    .filter(([, step]) => step.status === 'READY' && step.dependsOn.includes(stepId))
+    .map(([id]) => id)
+    .sort();
+}
+
+/**
+ * Consumes step events (worker -> orchestrator, DESIGN §4/§5.2): validate, advance the run
+ * (read -> advance -> conditional write), then publish step-ready for newly READY steps.
+ *
+ * Settlement: a duplicate event yields an empty patch -> noop ack; an invalid body -> ack as
+ * invalid (it can never succeed); a failure to write or publish throws -> nack, so the event is
+ * redelivered and the advance decided again. On a redelivery the READY dependents of the step
+ * are published again, because the first delivery may have written the advance and then failed
+ * to publish (a second message is harmless: workers claim with preconditions). After
+ * DEFAULT_MAX_DELIVERY_ATTEMPTS deliveries the event is acked and left to the reconciler, which
+ * repeats everything an event does (the emulator never dead-letters, so the bound is in code).
+ */
+@Controller()
+export class StepEventsHandler {
+  constructor(private readonly advancer: RunAdvancer) {}
+
+  @EventPattern(MESSAGE_TYPES.stepEvent, PUBSUB_TRANSPORT)
+  async handle(@Payload() body: unknown, @Ctx() ctx: PubSubContext): Promise<HandlerOutcome> {
+    const checked = validate.stepEvent(body);
+    if (!checked.ok) return invalidMessage('step_event violates the contract', checked.issues);
+    const event = checked.value;
+    const deliveryAttempt = ctx.getDeliveryAttempt();
+    if (deliveryAttempt > DEFAULT_MAX_DELIVERY_ATTEMPTS) {
+      return noop(`delivery attempt ${deliveryAttempt}: left to the reconciler`);
+    }
+    const outcome = await this.advancer.advanceRun(event.runId, {
+      cause: 'step_event',
+      ...(deliveryAttempt > 1 ? { republish: (run) => readyDependents(run, event.stepId) } : {}),
+    });
+    if (outcome.kind === 'not_found') return noop('run_not_found');
+    const published = outcome.dispatched.length;
+    if (outcome.kind === 'noop') {
+      return published > 0 ? processed(`republished ${published}`) : noop('already_advanced');
+    }
+    return processed(`advanced to ${outcome.run.status}; dispatched ${published}`);
+  }
+}
