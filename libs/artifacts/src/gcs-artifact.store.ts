@@ -17,8 +17,6 @@ export interface GcsArtifactStoreOptions {
   storage: Storage;
   /** Per-request timeout of an upload. Default 60 s. */
   uploadTimeoutMs?: number;
-  /** Clock for signed-URL expiry; default Date.now. */
-  now?: () => number;
 }
 
 /**
@@ -33,12 +31,10 @@ export interface GcsArtifactStoreOptions {
 export class GcsArtifactStore implements ArtifactStore {
   private readonly storage: Storage;
   private readonly uploadTimeoutMs: number;
-  private readonly now: () => number;
 
   constructor(options: GcsArtifactStoreOptions) {
     this.storage = options.storage;
     this.uploadTimeoutMs = options.uploadTimeoutMs ?? 60_000;
-    this.now = options.now ?? Date.now;
   }
 
   async put(uri: string, data: Buffer, options: PutOptions): Promise<PutResult> {
@@ -116,10 +112,14 @@ export class GcsArtifactStore implements ArtifactStore {
     const seconds = validateSignedUrlOptions(options);
     if (!(await this.exists(uri))) throw new ArtifactNotFoundError(uri);
     try {
+      // One clock reading for both ends, so X-Goog-Expires is exactly `seconds` (the signer
+      // would otherwise read the clock again and round).
+      const now = Date.now();
       const [url] = await file.getSignedUrl({
         version: 'v4',
         action: 'read',
-        expires: this.now() + seconds * 1000,
+        accessibleAt: now,
+        expires: now + seconds * 1000,
       });
       return url;
     } catch (error) {

@@ -1,1 +1,2 @@
 export * from './artifact-store.conformance';
+export * from './fake-gcs.server';
