@@ -1,0 +1,15 @@
+export * from './charts.errors';
+export * from './chart-font';
+export * from './chart-frame';
+export * from './chart-template';
+export * from './chart-template.registry';
+export * from './chart.renderer';
+export * from './describe';
+export * from './format';
+export * from './indicators';
+export * from './png-info';
+export * from './svg-rasterizer';
+export { defaultChartTemplate, DEFAULT_TEMPLATE_ID } from './templates/default.template';
+export { priceEmaChartTemplate } from './templates/price-ema.template';
+export { rsiChartTemplate } from './templates/rsi.template';
+export { macdChartTemplate } from './templates/macd.template';

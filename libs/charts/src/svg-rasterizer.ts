@@ -1,0 +1,51 @@
+import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
+import * as echarts from 'echarts';
+import type { EChartsOption } from 'echarts';
+import { CHART_FONT_FAMILY } from './chart-font';
+
+export interface ChartSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * ECharts option -> SVG text, server side (no DOM, no canvas). Animation is forced off so the
+ * first frame is the final one; the instance is always disposed (it holds the whole scene graph).
+ */
+export function renderOptionToSvg(option: EChartsOption, size: ChartSize): string {
+  const chart = echarts.init(null, null, {
+    renderer: 'svg',
+    ssr: true,
+    width: size.width,
+    height: size.height,
+  });
+  try {
+    chart.setOption({ ...option, animation: false });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+/**
+ * SVG -> PNG with resvg on its worker thread pool (does not block the event loop; abortable).
+ * Only the given font files are loaded: output depends on nothing installed on the host.
+ */
+export async function rasterizeSvg(
+  svg: string,
+  fontFiles: readonly string[],
+  signal?: AbortSignal,
+): Promise<Buffer> {
+  const options: ResvgRenderOptions = {
+    font: {
+      fontFiles: [...fontFiles],
+      loadSystemFonts: false,
+      defaultFontFamily: CHART_FONT_FAMILY,
+      sansSerifFamily: CHART_FONT_FAMILY,
+    },
+    background: '#ffffff',
+    logLevel: 'off',
+  };
+  const image = await renderAsync(svg, options, signal ?? null);
+  return image.asPng();
+}

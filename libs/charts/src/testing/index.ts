@@ -1,0 +1,23 @@
+import type { OhlcvCandle } from '@tda/contracts';
+import type { ChartSeriesInput } from '../chart-frame';
+import fixture from './btc-usd-1m.fixture.json';
+
+/**
+ * Real candles for tests: 60 BTC-USD monthly bars (2017-03..2022-02) resampled once from the
+ * bundled Yahoo daily CSV, so indicator readings and descriptions are checked against history.
+ */
+export function btcUsdMonthly(): ChartSeriesInput {
+  return {
+    symbol: fixture.symbol,
+    timeframe: '1M',
+    candles: fixture.candles.map((c) => ({ ...c })),
+  };
+}
+
+/** The same bars plus the still-forming 2022-03 bucket (complete: false). */
+export function btcUsdMonthlyWithFormingBar(): ChartSeriesInput {
+  const forming: OhlcvCandle = { ...fixture.formingCandle, complete: false };
+  return { ...btcUsdMonthly(), candles: [...btcUsdMonthly().candles, forming] };
+}
+
+export { decodePngScanlines } from './png-decode';
