@@ -1,0 +1,124 @@
+import type { FlowRun, FlowStep } from '@tda/contracts';
+import {
+  applyPatch,
+  decideClaim,
+  decideFinalize,
+  stepPath,
+  type ClaimDecision,
+  type FinalizeDecision,
+  type FinalizeOutcome,
+} from '@tda/flow-engine';
+
+/**
+ * Pure decisions for taking over a RUNNING step whose previous attempt is gone (seed 002
+ * split-brain: "output written but Firestore update failed"). flow-engine's decideClaim only
+ * claims READY steps and decideFinalize only lets the lease owner finish, so these compose them
+ * with one extra rule, and every write stays one conditional update (read → decide → write with
+ * the read's version): if the holder heartbeats between our read and our write, the version
+ * changes, we re-read, and the lease is valid again → no takeover.
+ *
+ * A RUNNING step may be taken over when its lease has expired (or it has none), or when the
+ * lease names this very worker but no execution of it is running in this process (our own
+ * orphan: the process restarted, or an earlier delivery's finalize write failed and was nacked).
+ */
+export type TakeoverEligibility =
+  | { eligible: true; step: FlowStep; why: 'lease_expired' | 'own_orphan' }
+  | {
+      eligible: false;
+      reason: 'unknown_step' | 'not_running' | 'lease_held';
+      leaseOwner?: string;
+      leaseExpiresAt?: string;
+    };
+
+export interface TakeoverOptions {
+  now: Date;
+  owner: string;
+  leaseMs: number;
+}
+
+export function takeoverEligibility(
+  run: FlowRun,
+  stepId: string,
+  options: Pick<TakeoverOptions, 'now' | 'owner'>,
+): TakeoverEligibility {
+  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  if (step === undefined) return { eligible: false, reason: 'unknown_step' };
+  if (step.status !== 'RUNNING') return { eligible: false, reason: 'not_running' };
+  const { lease } = step;
+  if (lease === undefined) return { eligible: true, step, why: 'lease_expired' };
+  if (lease.owner === options.owner) return { eligible: true, step, why: 'own_orphan' };
+  const expiresMs = Date.parse(lease.expiresAt);
+  if (Number.isNaN(expiresMs) || expiresMs <= options.now.getTime()) {
+    return { eligible: true, step, why: 'lease_expired' };
+  }
+  return {
+    eligible: false,
+    reason: 'lease_held',
+    leaseOwner: lease.owner,
+    leaseExpiresAt: lease.expiresAt,
+  };
+}
+
+export type TakeoverDecision =
+  | (Extract<ClaimDecision, { kind: 'claim' }> & { why: 'lease_expired' | 'own_orphan' })
+  | { kind: 'noop'; stepId: string; reason: string };
+
+/**
+ * RUNNING → RUNNING under a new lease for re-execution: exactly what decideClaim would write for
+ * the step were it READY (attempt + 1, fresh lease and timing, previous error/progress removed),
+ * so the same executability rules apply (dependencies SUCCEEDED, run RUNNING, no cancel).
+ */
+export function decideTakeover(
+  run: FlowRun,
+  stepId: string,
+  options: TakeoverOptions,
+): TakeoverDecision {
+  const eligibility = takeoverEligibility(run, stepId, options);
+  if (!eligibility.eligible) return { kind: 'noop', stepId, reason: eligibility.reason };
+  const asReady = applyPatch(run, { [stepPath(stepId, 'status')]: 'READY' });
+  const claim = decideClaim(asReady, stepId, {
+    now: options.now,
+    owner: options.owner,
+    leaseMs: options.leaseMs,
+    stepType: eligibility.step.stepType,
+  });
+  if (claim.kind !== 'claim') {
+    const reason = claim.kind === 'noop' ? claim.reason.kind : claim.error.code;
+    return { kind: 'noop', stepId, reason };
+  }
+  return { ...claim, why: eligibility.why };
+}
+
+/**
+ * RUNNING → final for a step taken over from an expired or orphaned lease, in ONE conditional
+ * write (no separate lease write): decideFinalize on the run as it would be had we taken the
+ * lease. attempt is not incremented: nothing is executed again.
+ */
+export function decideTakeoverFinalize(
+  run: FlowRun,
+  stepId: string,
+  options: { now: Date; owner: string; outcome: FinalizeOutcome },
+): FinalizeDecision {
+  const eligibility = takeoverEligibility(run, stepId, options);
+  if (!eligibility.eligible) {
+    if (eligibility.reason === 'unknown_step') {
+      return { kind: 'noop', stepId, reason: { kind: 'unknown_step' } };
+    }
+    const step = run.steps[stepId];
+    if (eligibility.reason === 'not_running' && step !== undefined) {
+      return decideFinalize(run, stepId, options);
+    }
+    return {
+      kind: 'noop',
+      stepId,
+      reason:
+        eligibility.leaseOwner === undefined
+          ? { kind: 'lease_lost' }
+          : { kind: 'lease_lost', leaseOwner: eligibility.leaseOwner },
+    };
+  }
+  const asOwner = applyPatch(run, {
+    [stepPath(stepId, 'lease')]: { owner: options.owner, expiresAt: options.now.toISOString() },
+  });
+  return decideFinalize(asOwner, stepId, options);
+}

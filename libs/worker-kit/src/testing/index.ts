@@ -1,0 +1,4 @@
+export * from './counting-flow-run.store';
+export * from './counting-artifact.store';
+export * from './test-step.handler';
+export * from './recording.publisher';
