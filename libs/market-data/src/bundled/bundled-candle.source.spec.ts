@@ -235,6 +235,17 @@ describe('BundledCandleSource: resampling real rows (values computed by hand fro
   });
 });
 
+describe('BundledCandleSource: how much history each series has (README numbers)', () => {
+  it('whole candles per symbol and long timeframe', async () => {
+    const count = async (symbol: string, timeframe: '1w' | '1M'): Promise<number> =>
+      (await source.fetchCandles({ symbol, timeframe })).candles.length;
+    expect(await count('BTC-USDT', '1M')).toBe(89); // 2014-10 .. 2022-02
+    expect(await count('BTC-USDT', '1w')).toBe(388);
+    expect(await count('ETH-USDT', '1M')).toBe(6); // 2026-03 .. 2026-08
+    expect(await count('ETH-USDT', '1w')).toBe(28);
+  });
+});
+
 describe('BundledCandleSource: windows', () => {
   it('limit keeps the newest candles', async () => {
     const all = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '4h' });

@@ -53,7 +53,7 @@ export interface BundledSymbol {
 /**
  * The symbol catalogue. BTC-USDT weekly and monthly come from the long Yahoo BTC-USD daily
  * history (2014-09 .. 2022-03): the Binance hourly file covers only ~7 months (6 whole months,
- * 29 whole weeks), too short for a monthly chart, and flow 1's weekly report builds on its monthly
+ * 28 whole weeks), too short for a monthly chart, and flow 1's weekly report builds on its monthly
  * report, so both must describe the same period. USD and USDT are treated as equivalent for
  * charting; the artifact's `source` says honestly which dataset and market symbol were used.
  */
