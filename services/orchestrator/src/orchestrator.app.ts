@@ -31,7 +31,8 @@ export async function createOrchestratorApp(
     logger: false,
     abortOnError: false,
   });
-  app.getHttpAdapter().getInstance<{ disable(setting: string): void }>().disable('x-powered-by');
+  const express: { disable(setting: string): void } = app.getHttpAdapter().getInstance();
+  express.disable('x-powered-by');
   app.use(requestContextMiddleware);
   if (options.swaggerUi ?? true) {
     // Hand-written OpenAPI 3.1 document (the contracts are JSON Schema 2020-12); UI only, the

@@ -179,12 +179,15 @@ export class RunsService {
     key: string,
   ): Promise<TriggerResult> {
     // Built first: a bad request is a 400 whether or not the key was used before.
-    const candidate = this.buildRun(request, ownerId);
+    const probe = this.buildRun(request, ownerId);
     const existing = await this.firstRunWithKey(ownerId, key);
     if (existing !== undefined) {
-      this.assertSameRequest(existing, candidate);
+      this.assertSameRequest(existing, probe);
       return { run: await this.replay(existing), created: false };
     }
+    // Rebuilt so that createdAt (which orders racing duplicates) is as close to the write as
+    // possible, not one lookup earlier.
+    const candidate = this.buildRun(request, ownerId);
     await this.create(candidate);
     const first = await this.firstRunWithKey(ownerId, key);
     if (first !== undefined && first.runId !== candidate.runId) {

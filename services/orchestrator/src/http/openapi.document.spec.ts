@@ -1,0 +1,59 @@
+import { readSchema } from '@tda/contracts/testing';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, OPENAPI_SCHEMAS } from './openapi.document';
+
+const DOC_KEYS = new Set(['$schema', '$id', 'title', 'description', 'examples', '$comment']);
+
+/** A contract schema with its cross-file $refs inlined and documentation keys dropped. */
+function inlined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inlined);
+  if (typeof value !== 'object' || value === null) return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string') {
+    const match = /^([a-z_]+)\.schema\.json#\/\$defs\/(\w+)$/.exec(ref);
+    if (match === null) throw new Error(`unsupported $ref ${ref}`);
+    const defs = readSchema(match[1] ?? '')['$defs'] as Record<string, unknown>;
+    return inlined(defs[match[2] ?? '']);
+  }
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !DOC_KEYS.has(key))
+      .map(([key, v]) => [key, inlined(v)]),
+  );
+}
+
+describe('OpenAPI document', () => {
+  it.each([
+    ['TriggerRequest', 'trigger_request'],
+    ['ApiError', 'api_error'],
+  ])('%s is the contract schema %s', (component, contract) => {
+    expect(OPENAPI_SCHEMAS[component]).toEqual(inlined(readSchema(contract)));
+  });
+
+  it('FlowRun names the contract required fields and only contract properties', () => {
+    const contract = readSchema('flow_run') as { required: string[]; properties: object };
+    const component = OPENAPI_SCHEMAS['FlowRun'] as { required: string[]; properties: object };
+    expect(component.required).toEqual(contract.required);
+    for (const key of Object.keys(component.properties)) {
+      expect(Object.keys(contract.properties)).toContain(key);
+    }
+  });
+
+  it('documents every route and only references defined schemas', () => {
+    const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/flows',
+      '/healthz',
+      '/openapi.json',
+      '/runs',
+      '/runs/{runId}',
+      '/runs/{runId}/cancel',
+      '/runs/{runId}/steps/{stepId}/blocked-on',
+    ]);
+    const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(refs.length).toBeGreaterThan(5);
+    for (const name of refs) expect(Object.keys(OPENAPI_SCHEMAS)).toContain(name);
+  });
+});

@@ -1,0 +1,488 @@
+import { validate, type FlowRun } from '@tda/contracts';
+import { flowCatalogue } from '@tda/flow-engine';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  collectStepReady,
+  startTestOrchestrator,
+  TEST_TOKEN,
+  type TestOrchestrator,
+} from './testing/orchestrator.harness';
+
+const FLOW_1 = 'scheduled_month_week_report_v1';
+const TRIGGER = { flowKey: FLOW_1, scope: { symbol: 'BTC-USDT' } };
+
+function asRun(body: unknown): FlowRun {
+  const checked = validate.flowRun(body);
+  if (!checked.ok) throw new Error(`not a FlowRun: ${JSON.stringify(checked.issues)}`);
+  return checked.value;
+}
+
+function asApiError(body: unknown): {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+} {
+  const checked = validate.apiError(body);
+  if (!checked.ok) throw new Error(`not an ApiError: ${JSON.stringify(checked.issues)}`);
+  return checked.value;
+}
+
+async function allRuns(orc: TestOrchestrator): Promise<FlowRun[]> {
+  return (await orc.store.list({ limit: 100 })).runs;
+}
+
+describe('orchestrator HTTP API', () => {
+  let orc: TestOrchestrator;
+
+  beforeEach(async () => {
+    orc = await startTestOrchestrator();
+  });
+
+  afterEach(async () => {
+    await orc.close();
+  });
+
+  describe('auth', () => {
+    it('GET /healthz needs no token', async () => {
+      const res = await orc.request('GET', '/healthz', { token: null });
+      expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
+    });
+
+    it.each([
+      ['no Authorization header', null, undefined],
+      ['a wrong token', 'wrong-token-0123456789abcdef', undefined],
+      ['a token with the right prefix only', TEST_TOKEN.slice(0, 10), undefined],
+      ['another scheme', null, { authorization: `Basic ${TEST_TOKEN}` }],
+    ])('401 UNAUTHENTICATED with %s, and POST /runs creates nothing', async (_, token, headers) => {
+      for (const [method, path, body] of [
+        ['GET', '/runs', undefined],
+        ['GET', '/flows', undefined],
+        ['POST', '/runs', TRIGGER],
+      ] as const) {
+        const res = await orc.request(method, path, {
+          token,
+          body,
+          ...(headers ? { headers } : {}),
+        });
+        expect(res.status).toBe(401);
+        expect(asApiError(res.body).code).toBe('UNAUTHENTICATED');
+        expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      expect(await allRuns(orc)).toEqual([]);
+    });
+
+    it('the API description is public', async () => {
+      const res = await orc.request('GET', '/openapi.json', { token: null });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ openapi: '3.1.0' });
+    });
+  });
+
+  describe('POST /runs', () => {
+    it('creates flow 1, advances it and publishes step-ready for its first steps: 201 + Location', async () => {
+      const consumer = await collectStepReady(orc.broker, [
+        'OHLCV_EXPORT',
+        'CHART_EXPORT',
+        'LLM_REPORT',
+      ]);
+      const res = await orc.request('POST', '/runs', { body: TRIGGER });
+      expect(res.status).toBe(201);
+      const run = asRun(res.body);
+      expect(res.headers.get('location')).toBe(`/runs/${run.runId}`);
+      expect(run).toMatchObject({
+        flowKey: FLOW_1,
+        status: 'RUNNING',
+        ownerId: 'local-user',
+        trigger: { type: 'USER', source: 'orchestrator-api' },
+      });
+      // default run deadline (TDA_DEFAULT_RUN_DEADLINE_SECONDS = 600)
+      expect(Date.parse(run.deadlineAt ?? '') - Date.parse(run.createdAt)).toBe(600_000);
+      const ready = Object.entries(run.steps)
+        .filter(([, s]) => s.status === 'READY')
+        .map(([id]) => id);
+      expect(ready).toEqual(['ohlcv_export:1M', 'ohlcv_export:1w']);
+      expect((await orc.store.get(run.runId))?.run).toEqual(run);
+
+      await expect.poll(() => consumer.received.length).toBe(2);
+      expect(consumer.received.map((m) => m.body.stepId).sort()).toEqual(ready);
+      for (const message of consumer.received) {
+        expect(validate.stepReady(message.body).ok).toBe(true);
+        expect(message.body).toMatchObject({
+          runId: run.runId,
+          stepType: 'OHLCV_EXPORT',
+          attempt: 0,
+          reason: 'advance',
+        });
+        expect(message.attributes).toMatchObject({
+          messageType: 'step_ready',
+          runId: run.runId,
+          stepId: message.body.stepId,
+          stepType: 'OHLCV_EXPORT',
+        });
+        expect(message.attributes['traceparent']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+      }
+      expect(orc.logs.withEvent('run_created')).toHaveLength(1);
+      expect(orc.logs.withEvent('step_dispatched')).toHaveLength(2);
+      await consumer.close();
+    });
+
+    it('carries the caller trace into the published messages', async () => {
+      const consumer = await collectStepReady(orc.broker, ['OHLCV_EXPORT']);
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const res = await orc.request('POST', '/runs', {
+        body: TRIGGER,
+        headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('x-request-id')).toBe(traceId);
+      await expect.poll(() => consumer.received.length).toBe(2);
+      for (const m of consumer.received) expect(m.attributes['traceparent']).toContain(traceId);
+      await consumer.close();
+    });
+
+    it('uses X-TDA-Owner as the owner, trigger and deadline from the body', async () => {
+      const res = await orc.request('POST', '/runs', {
+        body: {
+          ...TRIGGER,
+          trigger: { type: 'SCHEDULER', source: 'cron-daily' },
+          deadlineSeconds: 120,
+        },
+        headers: { 'X-TDA-Owner': 'alice@example.com' },
+      });
+      expect(res.status).toBe(201);
+      const run = asRun(res.body);
+      expect(run.ownerId).toBe('alice@example.com');
+      expect(run.trigger).toEqual({ type: 'SCHEDULER', source: 'cron-daily' });
+      expect(Date.parse(run.deadlineAt ?? '') - Date.parse(run.createdAt)).toBe(120_000);
+    });
+
+    it.each([
+      ['a missing scope', { flowKey: FLOW_1 }, 'invalid trigger request'],
+      ['an unknown field', { ...TRIGGER, extra: true }, 'invalid trigger request'],
+      ['a malformed flowKey', { ...TRIGGER, flowKey: 'Flow 1' }, 'invalid trigger request'],
+      ['a bad symbol', { flowKey: FLOW_1, scope: { symbol: 'B' } }, 'invalid trigger request'],
+      ['a too short deadline', { ...TRIGGER, deadlineSeconds: 1 }, 'invalid trigger request'],
+      ['a non-object body', [1, 2], 'invalid trigger request'],
+      [
+        'timeframes flow 1 does not allow',
+        { flowKey: FLOW_1, scope: { symbol: 'BTC-USDT', timeframes: ['1d'] } },
+        'scope.timeframes',
+      ],
+      [
+        'an unknown scope field',
+        { flowKey: FLOW_1, scope: { symbol: 'BTC-USDT', colour: 'red' } },
+        'colour',
+      ],
+    ])('400 INVALID_REQUEST for %s, nothing created or published', async (_, body, message) => {
+      const consumer = await collectStepReady(orc.broker, ['OHLCV_EXPORT']);
+      const res = await orc.request('POST', '/runs', { body });
+      expect(res.status).toBe(400);
+      const error = asApiError(res.body);
+      expect(error.code).toBe('INVALID_REQUEST');
+      expect(error.message).toContain(message);
+      if (message === 'invalid trigger request') {
+        expect(Array.isArray(error.details?.['issues'])).toBe(true);
+      }
+      expect(await allRuns(orc)).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(consumer.received).toEqual([]);
+      await consumer.close();
+    });
+
+    it('400 with the available flow keys for an unknown flowKey', async () => {
+      const res = await orc.request('POST', '/runs', { body: { ...TRIGGER, flowKey: 'nope_v1' } });
+      expect(res.status).toBe(400);
+      const error = asApiError(res.body);
+      expect(error).toMatchObject({ code: 'INVALID_REQUEST' });
+      expect(error.details?.['availableFlowKeys']).toEqual(flowCatalogue.keys());
+      expect(await allRuns(orc)).toEqual([]);
+    });
+
+    it('400 for a body that is not JSON, and for an invalid X-TDA-Owner', async () => {
+      const bad = await orc.request('POST', '/runs', { rawBody: '{"flowKey": ' });
+      expect(bad.status).toBe(400);
+      expect(asApiError(bad.body)).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: 'request body is not valid JSON',
+      });
+      const owner = await orc.request('POST', '/runs', {
+        body: TRIGGER,
+        headers: { 'X-TDA-Owner': 'not/an owner' },
+      });
+      expect(owner.status).toBe(400);
+      expect(asApiError(owner.body).message).toContain('X-TDA-Owner');
+      expect(await allRuns(orc)).toEqual([]);
+    });
+
+    it('400 for a body over the size limit, without creating anything', async () => {
+      const res = await orc.request('POST', '/runs', {
+        rawBody: JSON.stringify({ ...TRIGGER, idempotencyKey: 'x'.repeat(200_000) }),
+      });
+      expect(res.status).toBe(400);
+      expect(asApiError(res.body)).toMatchObject({
+        code: 'INVALID_REQUEST',
+        details: { httpStatus: 413 },
+      });
+      expect(await allRuns(orc)).toEqual([]);
+    });
+  });
+
+  describe('idempotency', () => {
+    it('the same (owner, key) returns the existing run with 200 and creates and publishes nothing more', async () => {
+      const consumer = await collectStepReady(orc.broker, ['OHLCV_EXPORT']);
+      const body = { ...TRIGGER, idempotencyKey: 'daily-2025-01-15' };
+      const first = await orc.request('POST', '/runs', { body });
+      expect(first.status).toBe(201);
+      const second = await orc.request('POST', '/runs', { body });
+      expect(second.status).toBe(200);
+      expect(asRun(second.body).runId).toBe(asRun(first.body).runId);
+      expect(second.headers.get('location')).toBe(`/runs/${asRun(first.body).runId}`);
+      expect(await allRuns(orc)).toHaveLength(1);
+      await expect.poll(() => consumer.received.length).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(consumer.received).toHaveLength(2);
+      await consumer.close();
+    });
+
+    it('concurrent triggers with one key create exactly one run (serialized in this process)', async () => {
+      const body = { ...TRIGGER, idempotencyKey: 'burst' };
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => orc.request('POST', '/runs', { body })),
+      );
+      const statuses = results.map((r) => r.status).sort();
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 201]);
+      const ids = new Set(results.map((r) => asRun(r.body).runId));
+      expect(ids.size).toBe(1);
+      expect(await allRuns(orc)).toHaveLength(1);
+    });
+
+    it('keys are per owner; a key reused for a different request is a 409', async () => {
+      const body = { ...TRIGGER, idempotencyKey: 'k1' };
+      const alice = await orc.request('POST', '/runs', {
+        body,
+        headers: { 'X-TDA-Owner': 'alice' },
+      });
+      const bob = await orc.request('POST', '/runs', { body, headers: { 'X-TDA-Owner': 'bob' } });
+      expect([alice.status, bob.status]).toEqual([201, 201]);
+      expect(asRun(alice.body).runId).not.toBe(asRun(bob.body).runId);
+
+      const other = await orc.request('POST', '/runs', {
+        body: { ...body, scope: { symbol: 'ETH-USDT' } },
+        headers: { 'X-TDA-Owner': 'alice' },
+      });
+      expect(other.status).toBe(409);
+      expect(asApiError(other.body)).toMatchObject({
+        code: 'CONFLICT',
+        details: { runId: asRun(alice.body).runId, idempotencyKey: 'k1' },
+      });
+      // same request after defaults are resolved (timeframes spelled out) is the same request
+      const same = await orc.request('POST', '/runs', {
+        body: { ...body, scope: { timeframes: ['1w', '1M'], symbol: 'BTC-USDT' } },
+        headers: { 'X-TDA-Owner': 'alice' },
+      });
+      expect(same.status).toBe(200);
+      expect(await allRuns(orc)).toHaveLength(2);
+    });
+  });
+
+  describe('GET /runs/:runId and GET /runs', () => {
+    it('returns a run, 404 for an unknown one, 400 for a malformed id', async () => {
+      const created = asRun((await orc.request('POST', '/runs', { body: TRIGGER })).body);
+      const got = await orc.request('GET', `/runs/${created.runId}`);
+      expect(got.status).toBe(200);
+      expect(asRun(got.body)).toEqual(created);
+
+      const missing = await orc.request('GET', '/runs/20250115-100000_BTC-USDT_zzzzz');
+      expect(missing.status).toBe(404);
+      expect(asApiError(missing.body)).toMatchObject({
+        code: 'NOT_FOUND',
+        details: { runId: '20250115-100000_BTC-USDT_zzzzz' },
+      });
+      const malformed = await orc.request('GET', '/runs/not-a-run');
+      expect(malformed.status).toBe(400);
+      expect(asApiError(malformed.body).code).toBe('INVALID_REQUEST');
+    });
+
+    it('pages newest first with a cursor and filters by status, flowKey and owner', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        orc.clock.advance(1_000);
+        const res = await orc.request('POST', '/runs', {
+          body:
+            i === 4
+              ? { flowKey: 'user_multi_tf_report_v1', scope: { symbol: 'ETH-USDT' } }
+              : TRIGGER,
+          headers: { 'X-TDA-Owner': i % 2 === 0 ? 'even' : 'odd' },
+        });
+        ids.push(asRun(res.body).runId);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res: { status: number; body: unknown } = await orc.request(
+          'GET',
+          `/runs?limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        );
+        expect(res.status).toBe(200);
+        const page = res.body as { runs: FlowRun[]; nextCursor: string | null };
+        expect(page.runs.length).toBeLessThanOrEqual(2);
+        seen.push(...page.runs.map((r) => r.runId));
+        cursor = page.nextCursor;
+        pages++;
+      } while (cursor !== null && pages < 10);
+      expect(seen).toEqual([...ids].reverse());
+      expect(pages).toBe(3);
+
+      const byOwner = (await orc.request('GET', '/runs?ownerId=odd')).body as { runs: FlowRun[] };
+      expect(byOwner.runs.map((r) => r.runId)).toEqual([ids[3], ids[1]]);
+      const byFlow = (await orc.request('GET', '/runs?flowKey=user_multi_tf_report_v1')).body as {
+        runs: FlowRun[];
+      };
+      expect(byFlow.runs.map((r) => r.runId)).toEqual([ids[4]]);
+      await orc.request('POST', `/runs/${String(ids[0])}/cancel`);
+      const cancelled = (await orc.request('GET', '/runs?status=CANCELLED')).body as {
+        runs: FlowRun[];
+      };
+      expect(cancelled.runs.map((r) => r.runId)).toEqual([ids[0]]);
+      const running = (await orc.request('GET', '/runs?status=RUNNING&limit=100')).body as {
+        runs: FlowRun[];
+      };
+      expect(running.runs).toHaveLength(4);
+    });
+
+    it.each([
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=1&limit=2', 'limit'],
+      ['status=DONE', 'status'],
+      ['cursor=%21%21notacursor', 'cursor'],
+      ['stauts=RUNNING', 'stauts'],
+      ['flowKey=Bad%20Key', 'flowKey'],
+    ])('400 INVALID_REQUEST for ?%s', async (query, mentioned) => {
+      const res = await orc.request('GET', `/runs?${query}`);
+      expect(res.status).toBe(400);
+      const error = asApiError(res.body);
+      expect(error.code).toBe('INVALID_REQUEST');
+      expect(`${error.message} ${JSON.stringify(error.details)}`).toContain(mentioned);
+    });
+  });
+
+  describe('POST /runs/:runId/cancel', () => {
+    it('cancels a running run once; repeating it returns the same run unchanged', async () => {
+      const created = asRun((await orc.request('POST', '/runs', { body: TRIGGER })).body);
+      orc.clock.advance(5_000);
+      const first = await orc.request('POST', `/runs/${created.runId}/cancel`);
+      expect(first.status).toBe(200);
+      const cancelled = asRun(first.body);
+      expect(cancelled.status).toBe('CANCELLED');
+      expect(cancelled.cancelRequestedAt).toBe(orc.clock.now().toISOString());
+      expect(cancelled.error?.code).toBe('CANCELLED');
+      expect(Object.values(cancelled.steps).every((s) => s.status === 'CANCELLED')).toBe(true);
+
+      orc.clock.advance(5_000);
+      const again = await orc.request('POST', `/runs/${created.runId}/cancel`);
+      expect(again.status).toBe(200);
+      expect(asRun(again.body)).toEqual(cancelled);
+      expect((await orc.store.get(created.runId))?.run).toEqual(cancelled);
+    });
+
+    it('409 for a run that already finished, 404 for an unknown run, 400 for a bad id', async () => {
+      const created = asRun((await orc.request('POST', '/runs', { body: TRIGGER })).body);
+      const stored = await orc.store.get(created.runId);
+      if (stored === null) throw new Error('run missing');
+      await orc.store.update(created.runId, { status: 'SUCCEEDED' }, stored.version);
+      const finished = await orc.request('POST', `/runs/${created.runId}/cancel`);
+      expect(finished.status).toBe(409);
+      expect(asApiError(finished.body)).toMatchObject({
+        code: 'CONFLICT',
+        details: { runId: created.runId, status: 'SUCCEEDED' },
+      });
+      const unknown = await orc.request('POST', '/runs/20250115-100000_BTC-USDT_zzzzz/cancel');
+      expect(unknown.status).toBe(404);
+      const bad = await orc.request('POST', '/runs/nope/cancel');
+      expect(bad.status).toBe(400);
+    });
+  });
+
+  describe('GET /runs/:runId/steps/:stepId/blocked-on', () => {
+    it('explains a waiting step; 404 for an unknown step; 400 for an unsafe step id', async () => {
+      const created = asRun((await orc.request('POST', '/runs', { body: TRIGGER })).body);
+      const res = await orc.request(
+        'GET',
+        `/runs/${created.runId}/steps/charts:1M:ctpl_default_v1/blocked-on`,
+      );
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        runId: created.runId,
+        stepId: 'charts:1M:ctpl_default_v1',
+        status: 'PENDING',
+        reasons: [
+          {
+            kind: 'waiting_for_dependencies',
+            dependencies: [{ stepId: 'ohlcv_export:1M', status: 'READY' }],
+          },
+        ],
+      });
+      orc.clock.advance(30_000);
+      const ready = await orc.request(
+        'GET',
+        `/runs/${created.runId}/steps/ohlcv_export:1M/blocked-on`,
+      );
+      expect(ready.body).toMatchObject({
+        reasons: [{ kind: 'ready_not_claimed', waitingMs: 30_000 }],
+      });
+
+      const unknown = await orc.request('GET', `/runs/${created.runId}/steps/nope:1d/blocked-on`);
+      expect(unknown.status).toBe(404);
+      expect(asApiError(unknown.body)).toMatchObject({
+        code: 'NOT_FOUND',
+        details: { stepId: 'nope:1d' },
+      });
+      const unsafe = await orc.request('GET', `/runs/${created.runId}/steps/a.b/blocked-on`);
+      expect(unsafe.status).toBe(400);
+    });
+  });
+
+  describe('other routes', () => {
+    it('GET /flows lists the catalogue', async () => {
+      const res = await orc.request('GET', '/flows');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ flows: flowCatalogue.list() });
+      expect(flowCatalogue.keys()).toContain(FLOW_1);
+    });
+
+    it('unknown routes are 404 NOT_FOUND in the ApiError format', async () => {
+      const res = await orc.request('GET', '/nothing/here');
+      expect(res.status).toBe(404);
+      expect(asApiError(res.body)).toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('an unexpected failure is a generic 500 with a requestId; the cause is only logged', async () => {
+      const failing = await startTestOrchestrator({
+        store: {
+          create: () => Promise.reject(new Error('disk on fire')),
+          get: () => Promise.reject(new Error('disk on fire')),
+          update: () => Promise.reject(new Error('disk on fire')),
+          list: () => Promise.resolve({ runs: [], nextCursor: null }),
+        },
+      });
+      try {
+        const res = await failing.request('POST', '/runs', { body: TRIGGER });
+        expect(res.status).toBe(500);
+        const error = asApiError(res.body);
+        expect(error.code).toBe('INTERNAL_ERROR');
+        expect(JSON.stringify(res.body)).not.toContain('disk on fire');
+        expect(JSON.stringify(res.body)).not.toContain('at ');
+        const requestId = (res.body as { requestId?: string }).requestId;
+        expect(requestId).toMatch(/^[0-9a-f]{32}$/);
+        const logged = failing.logs.records.find((r) => r.message === 'http request failed');
+        expect(logged).toMatchObject({ requestId, path: '/runs' });
+        expect(JSON.stringify(logged)).toContain('disk on fire');
+      } finally {
+        await failing.close();
+      }
+    });
+  });
+});
