@@ -4,3 +4,4 @@ export * from './trace-context';
 export * from './redaction';
 export * from './logger';
 export * from './memory-logger';
+export * from './metrics';
