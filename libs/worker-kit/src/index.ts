@@ -9,3 +9,7 @@ export * from './artifact-writer';
 export * from './takeover';
 export * from './lease-keeper';
 export * from './step-harness';
+export * from './step-harness.registry';
+export * from './worker.module';
+export * from './worker-microservice.factory';
+export * from './health.server';
