@@ -1,1 +1,2 @@
 export * from './backend-config';
+export * from './backends';

@@ -1,0 +1,117 @@
+import { PubSub } from '@google-cloud/pubsub';
+import { Storage } from '@google-cloud/storage';
+import { GcsArtifactStore, LocalArtifactStore, type ArtifactStore } from '@tda/artifacts';
+import {
+  createFirestore,
+  FirestoreFlowRunStore,
+  InMemoryFlowRunStore,
+  type FlowRunStore,
+} from '@tda/flow-store';
+import {
+  applyTopology,
+  buildTopology,
+  GooglePubSubBroker,
+  InMemoryBroker,
+  type MessageBroker,
+  type Topology,
+} from '@tda/messaging';
+import { resolve } from 'node:path';
+import type { BackendConfig } from './backend-config';
+
+/** The adapters behind the ports, for one TDA_BACKEND mode (DESIGN.md §7). */
+export interface Backends {
+  mode: BackendConfig['TDA_BACKEND'];
+  store: FlowRunStore;
+  broker: MessageBroker;
+  artifacts: ArtifactStore;
+  topology: Topology;
+  /** Human-readable description of where things live (printed by the launcher). */
+  describe(): string[];
+  close(): Promise<void>;
+}
+
+export interface CreateBackendsOptions {
+  /**
+   * Apply the Pub/Sub topology at start. Default: true for memory and emulators (they start
+   * empty), false for gcp (the topology is applied by `tda infra apply`, not by every instance).
+   */
+  applyTopology?: boolean;
+  /** In memory mode, the broker runs topology durations (backoff, ack deadline) this much faster. */
+  memoryTimeScale?: number;
+}
+
+/**
+ * Builds the store, broker and artifact store for the configured backend:
+ * - memory: in-process store and bus, local artifacts (no Java, no network);
+ * - emulators: Firestore and Pub/Sub emulators, local artifacts;
+ * - gcp: Firestore, Pub/Sub and Cloud Storage with Application Default Credentials.
+ * Artifact URIs are gs://<bucket>/... in every mode.
+ */
+export async function createBackends(
+  config: BackendConfig,
+  options: CreateBackendsOptions = {},
+): Promise<Backends> {
+  const topology = buildTopology({ prefix: config.TDA_PUBSUB_PREFIX });
+  const dataDir = resolve(config.TDA_DATA_DIR);
+  switch (config.TDA_BACKEND) {
+    case 'memory': {
+      const broker = new InMemoryBroker({ timeScale: options.memoryTimeScale ?? 1 });
+      if (options.applyTopology ?? true) broker.applyTopology(topology);
+      return {
+        mode: 'memory',
+        store: new InMemoryFlowRunStore(),
+        broker,
+        artifacts: new LocalArtifactStore({ dataDir }),
+        topology,
+        describe: () => [
+          'backend: memory (in-process store and bus; runs are lost on exit)',
+          `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/... stored under ${dataDir}`,
+        ],
+        close: () => broker.close(),
+      };
+    }
+    case 'emulators':
+    case 'gcp': {
+      const emulators = config.TDA_BACKEND === 'emulators';
+      const firestore = createFirestore({
+        projectId: config.GOOGLE_CLOUD_PROJECT,
+        ...(emulators && config.FIRESTORE_EMULATOR_HOST !== undefined
+          ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
+          : {}),
+      });
+      const pubsub = new PubSub({
+        projectId: config.GOOGLE_CLOUD_PROJECT,
+        ...(emulators ? { apiEndpoint: config.PUBSUB_EMULATOR_HOST, emulatorMode: true } : {}),
+      });
+      if (options.applyTopology ?? emulators) await applyTopology(pubsub, topology);
+      const broker = new GooglePubSubBroker({ pubsub });
+      const artifacts: ArtifactStore = emulators
+        ? new LocalArtifactStore({ dataDir })
+        : new GcsArtifactStore({
+            storage: new Storage({ projectId: config.GOOGLE_CLOUD_PROJECT }),
+          });
+      return {
+        mode: config.TDA_BACKEND,
+        store: new FirestoreFlowRunStore(firestore),
+        broker,
+        artifacts,
+        topology,
+        describe: () =>
+          emulators
+            ? [
+                `backend: emulators (Firestore ${config.FIRESTORE_EMULATOR_HOST}, Pub/Sub ${config.PUBSUB_EMULATOR_HOST}, project ${config.GOOGLE_CLOUD_PROJECT})`,
+                `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/... stored under ${dataDir}`,
+              ]
+            : [
+                `backend: gcp (project ${config.GOOGLE_CLOUD_PROJECT})`,
+                `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/...`,
+              ],
+        close: async () => {
+          await broker.close();
+          await pubsub.close();
+          await firestore.terminate();
+        },
+      };
+    }
+  }
+}
