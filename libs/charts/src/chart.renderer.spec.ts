@@ -279,6 +279,27 @@ describe('ChartRenderer: requests and failures', () => {
     ).rejects.toBe(reason);
   });
 
+  it('renders several charts under one signal (resvg-js consumes the signal it is given)', async () => {
+    const signal = new AbortController().signal;
+    const chart = renderer.bind({
+      chartTemplateId: 'ctpl_rsi_v1',
+      params: { width: 320, height: 240 },
+    });
+    const first = await renderer.render(chart, series, { signal });
+    const second = await renderer.render(chart, series, { signal });
+    expect(second.sha256).toBe(first.sha256);
+  });
+
+  it('aborts a rendering in progress with the signal reason', async () => {
+    const controller = new AbortController();
+    const reason = { kind: 'deadline' };
+    const pending = renderer.render(renderer.bind({ chartTemplateId: 'ctpl_default_v1' }), series, {
+      signal: controller.signal,
+    });
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
   it('fails fast on a missing font file', () => {
     expect(() => new ChartRenderer({ fontFiles: ['/nonexistent/font.ttf'] })).toThrow(
       ChartFontError,

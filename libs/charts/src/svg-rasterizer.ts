@@ -46,6 +46,16 @@ export async function rasterizeSvg(
     background: '#ffffff',
     logLevel: 'off',
   };
-  const image = await renderAsync(svg, options, signal ?? null);
-  return image.asPng();
+  if (signal === undefined) return (await renderAsync(svg, options, null)).asPng();
+  signal.throwIfAborted();
+  // resvg-js (napi-rs) consumes the AbortSignal it is given: a second renderAsync with the same
+  // signal fails with InvalidArg. A fresh controller per render, linked to the caller's signal.
+  const local = new AbortController();
+  const forward = (): void => local.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  try {
+    return (await renderAsync(svg, options, local.signal)).asPng();
+  } finally {
+    signal.removeEventListener('abort', forward);
+  }
 }
