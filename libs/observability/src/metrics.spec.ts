@@ -142,6 +142,13 @@ function _labelTypeChecks(metrics: TdaMetrics): void {
   metrics.leaseLost.inc({ stepType: 'ohlcv' });
   // @ts-expect-error not a message outcome
   metrics.messagesHandled.inc({ subscription: 's', outcome: 'dropped' });
+  // Instruments fit structural ports like worker-kit's CounterLike / HistogramLike.
+  const counterLike: { inc(labels: Record<string, string>, value?: number): void } =
+    metrics.stepDeliveries;
+  const histogramLike: { observe(labels: Record<string, string>, value: number): void } =
+    metrics.stepDurationSeconds;
+  void counterLike;
+  void histogramLike;
   // @ts-expect-error errorCode must be an ErrorCode or 'none'
   metrics.stepOutcomes.inc({ stepType: 'LLM_REPORT', status: 'FAILED', errorCode: 'OOPS' });
 }

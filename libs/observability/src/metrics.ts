@@ -27,50 +27,53 @@ export interface LabelledHistogram<L> {
   startTimer(labels: L): () => number;
 }
 
-export interface StepClaimLabels {
+// Label shapes are type aliases, not interfaces: aliases are assignable to
+// Record<string, string>, so these instruments also fit structural "counter-like" ports such as
+// worker-kit's StepHarnessMetrics.
+export type StepClaimLabels = {
   stepType: StepType;
   result: ClaimResult;
-}
-export interface StepOutcomeLabels {
+};
+export type StepOutcomeLabels = {
   stepType: StepType;
   status: StepStatus;
   errorCode: ErrorCodeLabel;
-}
-export interface StepDurationLabels {
+};
+export type StepDurationLabels = {
   stepType: StepType;
   status: StepStatus;
-}
-export interface MessageHandledLabels {
+};
+export type MessageHandledLabels = {
   subscription: string;
   outcome: MessageOutcome;
-}
-export interface StepTypeLabels {
+};
+export type StepTypeLabels = {
   stepType: StepType;
-}
-export interface RunAdvancedLabels {
+};
+export type RunAdvancedLabels = {
   /** The run status after the advance. */
   runStatus: RunStatus;
-}
-export interface StepDispatchedLabels {
+};
+export type StepDispatchedLabels = {
   stepType: StepType;
   /** Why a step-ready message was published: e.g. 'advance', 'reconcile', 'retry'. */
   reason: string;
-}
+};
 /** worker-kit harness (libs/worker-kit/src/harness-metrics.ts). */
-export interface StepDeliveryLabels {
+export type StepDeliveryLabels = {
   stepType: StepType;
   outcome: 'executed' | 'recovered' | 'failed' | 'noop' | 'invalid';
   /** The step status reached, '' if none. */
   status: StepStatus | '';
-}
-export interface StoreConflictLabels {
+};
+export type StoreConflictLabels = {
   stepType: StepType;
   phase: 'claim' | 'heartbeat' | 'finalize';
-}
-export interface HandlerRetryLabels {
+};
+export type HandlerRetryLabels = {
   stepType: StepType;
   code: string;
-}
+};
 
 export interface TdaMetrics {
   readonly service: string;
