@@ -1,0 +1,60 @@
+import { ConfigError } from '@tda/config';
+import { describe, expect, it } from 'vitest';
+import { loadOhlcvExportConfig } from './config';
+
+describe('worker-ohlcv-export config', () => {
+  it('defaults to the bundled data, Binance for ccxt and marked forming buckets', () => {
+    expect(loadOhlcvExportConfig({})).toMatchObject({
+      TDA_BACKEND: 'memory',
+      PORT: 8080,
+      TDA_MARKET_DATA: 'bundled',
+      TDA_CCXT_EXCHANGE: 'binance',
+      TDA_CCXT_TIMEOUT_MS: 10_000,
+      TDA_OHLCV_INCOMPLETE_BUCKETS: 'marked',
+      TDA_ARTIFACTS_BUCKET: 'tda-artifacts',
+    });
+    expect(loadOhlcvExportConfig({}).TDA_MARKET_DATA_DIR).toBeUndefined();
+  });
+
+  it('reads the market data settings', () => {
+    expect(
+      loadOhlcvExportConfig({
+        TDA_MARKET_DATA: 'ccxt',
+        TDA_CCXT_EXCHANGE: 'kraken',
+        TDA_CCXT_TIMEOUT_MS: '5000',
+        TDA_MARKET_DATA_DIR: '/srv/data',
+        TDA_OHLCV_INCOMPLETE_BUCKETS: 'dropped',
+      }),
+    ).toMatchObject({
+      TDA_MARKET_DATA: 'ccxt',
+      TDA_CCXT_EXCHANGE: 'kraken',
+      TDA_CCXT_TIMEOUT_MS: 5000,
+      TDA_MARKET_DATA_DIR: '/srv/data',
+      TDA_OHLCV_INCOMPLETE_BUCKETS: 'dropped',
+    });
+  });
+
+  it('fails fast naming every bad key', () => {
+    let error: unknown;
+    try {
+      loadOhlcvExportConfig({
+        TDA_MARKET_DATA: 'yahoo',
+        TDA_CCXT_EXCHANGE: 'Binance!',
+        TDA_OHLCV_INCOMPLETE_BUCKETS: 'kept',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const key of ['TDA_MARKET_DATA', 'TDA_CCXT_EXCHANGE', 'TDA_OHLCV_INCOMPLETE_BUCKETS']) {
+      expect(problems).toContain(key);
+    }
+  });
+
+  it('applies the shared backend rules (emulators need both hosts)', () => {
+    expect(() => loadOhlcvExportConfig({ TDA_BACKEND: 'emulators' })).toThrow(
+      /FIRESTORE_EMULATOR_HOST: is required when TDA_BACKEND=emulators/,
+    );
+  });
+});

@@ -1,0 +1,3 @@
+export * from './config';
+export * from './ohlcv-export.handler';
+export * from './ohlcv-export.factory';

@@ -1,0 +1,86 @@
+import type { CcxtExchangeLike } from '@tda/market-data';
+import { makeRun } from '@tda/flow-engine/testing';
+import { describe, expect, it } from 'vitest';
+import { loadOhlcvExportConfig } from './config';
+import { createCandleSource, createOhlcvExportHandler } from './ohlcv-export.factory';
+
+const HOUR = 3_600_000;
+const T = Date.parse('2026-09-20T08:00:00Z');
+
+/** A recorded-style exchange: three Binance hourly klines (2026-09-20 08:00..10:00 UTC). */
+const exchange: CcxtExchangeLike = {
+  id: 'binance',
+  timeframes: { '1h': '1h', '4h': '4h', '1d': '1d', '1w': '1w', '1M': '1M' },
+  loadMarkets: async () => ({
+    'BTC/USDT': { id: 'BTCUSDT', symbol: 'BTC/USDT', base: 'BTC', quote: 'USDT', spot: true },
+  }),
+  fetchOHLCV: async () => [
+    [T, 80311.6, 80581.82, 80165.49, 80542.27, 288.31],
+    [T + HOUR, 80264.85, 80581.82, 80256.82, 80470.01, 215.53752],
+    [T + 2 * HOUR, 80470.01, 80515.83, 80319.58, 80319.58, 199.82514],
+  ],
+};
+
+describe('createOhlcvExportHandler', () => {
+  it('uses the bundled datasets by default', async () => {
+    const source = await createCandleSource(loadOhlcvExportConfig({}));
+    expect(source.provider).toBe('bundled');
+    expect(await source.listSymbols()).toEqual(['BTC-USD', 'BTC-USDT', 'ETH-USDT']);
+  });
+
+  it('honours TDA_MARKET_DATA_DIR', async () => {
+    const source = await createCandleSource(
+      loadOhlcvExportConfig({ TDA_MARKET_DATA_DIR: '/nonexistent/tda-market-data' }),
+    );
+    await expect(source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d' })).rejects.toMatchObject(
+      {
+        code: 'MARKET_DATA_UNAVAILABLE',
+        message: expect.stringContaining('/nonexistent/tda-market-data') as unknown,
+      },
+    );
+  });
+
+  it('TDA_MARKET_DATA=ccxt: candles from the exchange, forming candle per the configured policy', async () => {
+    const config = loadOhlcvExportConfig({
+      TDA_MARKET_DATA: 'ccxt',
+      TDA_OHLCV_INCOMPLETE_BUCKETS: 'dropped',
+    });
+    const handler = await createOhlcvExportHandler(config, {
+      exchange,
+      now: () => T + 2 * HOUR + 30 * 60_000, // 10:30: the 10:00 candle is still forming
+    });
+    const run = makeRun({ 'ohlcv_export:1h': { timeframe: '1h', inputs: { lookback: 5 } } });
+    const step = run.steps['ohlcv_export:1h'];
+    if (step === undefined) throw new Error('fixture');
+    const inputs = handler.validateInputs(run, 'ohlcv_export:1h', step);
+    const result = await handler.execute({
+      run,
+      stepId: 'ohlcv_export:1h',
+      step,
+      inputs,
+      attempt: 1,
+      signal: new AbortController().signal,
+      deadline: new Date(T + 3 * HOUR),
+      heartbeat: () => undefined,
+      artifacts: { read: () => Promise.reject(new Error('unused')), exists: async () => false },
+      artifactUri: (suffix = '.json') =>
+        `gs://tda-artifacts/runs/${run.runId}/1h/ohlcv_export:1h${suffix}`,
+      now: () => new Date(T + 2 * HOUR + 30 * 60_000),
+    });
+    const artifact = JSON.parse(result.artifacts[0]?.data.toString('utf8') ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    expect(artifact).toMatchObject({
+      source: {
+        provider: 'ccxt',
+        exchange: 'binance',
+        marketSymbol: 'BTC/USDT',
+        volumeUnit: 'base',
+      },
+      incompleteBucketPolicy: 'dropped',
+      candleCount: 2,
+      range: { from: '2026-09-20T08:00:00Z', to: '2026-09-20T10:00:00Z' },
+    });
+  });
+});
