@@ -453,6 +453,20 @@ describe('orchestrator HTTP API', () => {
       expect(flowCatalogue.keys()).toContain(FLOW_1);
     });
 
+    it('GET /metrics (public) exposes dispatch and advance counters in Prometheus text', async () => {
+      await orc.request('POST', '/runs', { body: TRIGGER });
+      const res = await fetch(`${orc.baseUrl}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      const text = await res.text();
+      expect(text).toContain(
+        'tda_steps_dispatched_total{service="orchestrator",step_type="OHLCV_EXPORT",reason="advance"} 2',
+      );
+      expect(text).toContain(
+        'tda_runs_advanced_total{service="orchestrator",run_status="RUNNING"} 1',
+      );
+    });
+
     it('unknown routes are 404 NOT_FOUND in the ApiError format', async () => {
       const res = await orc.request('GET', '/nothing/here');
       expect(res.status).toBe(404);

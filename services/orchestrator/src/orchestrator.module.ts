@@ -1,12 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { flowCatalogue } from '@tda/flow-engine';
+import { createMetrics } from '@tda/observability';
+import { ORCHESTRATOR_SERVICE } from './config';
 import { RunAdvancer } from './dispatch/run-advancer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { BearerTokenGuard } from './http/bearer-token.guard';
 import { FlowsController } from './http/flows.controller';
 import { HealthController } from './http/health.controller';
+import { MetricsController } from './http/metrics.controller';
 import { OpenApiController } from './http/openapi.controller';
 import { RunsController } from './http/runs.controller';
 import {
@@ -34,6 +37,7 @@ export class OrchestratorModule {
       random: options.random ?? Math.random,
       config: options.config,
       catalogue: options.catalogue ?? flowCatalogue,
+      metrics: options.metrics ?? createMetrics({ service: ORCHESTRATOR_SERVICE }),
     };
     return {
       module: OrchestratorModule,
@@ -42,6 +46,7 @@ export class OrchestratorModule {
         FlowsController,
         HealthController,
         OpenApiController,
+        MetricsController,
         StepEventsHandler,
       ],
       providers: [

@@ -1,7 +1,7 @@
 import type { FlowCatalogue } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
-import type { Logger } from '@tda/observability';
+import type { Logger, TdaMetrics } from '@tda/observability';
 import type { OrchestratorConfig } from './config';
 
 /**
@@ -20,6 +20,11 @@ export interface OrchestratorModuleOptions {
   config: OrchestratorConfig;
   /** Default: the deployment's flow catalogue (@tda/flow-engine flowCatalogue). */
   catalogue?: FlowCatalogue;
+  /**
+   * Prometheus instruments (served at GET /metrics). Default: createMetrics({service:
+   * 'orchestrator'}) on its own registry; the local launcher may pass one on a shared registry.
+   */
+  metrics?: TdaMetrics;
 }
 
 /** The resolved options every provider injects (defaults filled in). */
@@ -31,6 +36,7 @@ export interface OrchestratorContext {
   random: () => number;
   config: OrchestratorConfig;
   catalogue: FlowCatalogue;
+  metrics: TdaMetrics;
 }
 
 export const ORCHESTRATOR_CONTEXT = Symbol.for('tda.orchestrator.context');

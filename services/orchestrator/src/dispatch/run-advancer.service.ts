@@ -73,7 +73,9 @@ export class RunAdvancer {
     return { kind: outcome.kind, run, advance: decision, dispatched };
   }
 
+  /** The run_advanced line and counter for a written advance (also for cancel/reconcile). */
   logAdvanced(run: FlowRun, decision: AdvanceResult, cause: string): void {
+    this.context.metrics.runsAdvanced.inc({ runStatus: decision.runStatus });
     logEvent(this.context.logger, 'info', 'run_advanced', {
       runId: run.runId,
       cause,

@@ -61,6 +61,7 @@ export class StepDispatcher {
           reason,
         };
         const messageId = await this.publisher.publishStepReady(message);
+        this.context.metrics.stepsDispatched.inc({ stepType: step.stepType, reason });
         logEvent(this.context.logger, 'info', 'step_dispatched', {
           runId: run.runId,
           stepId,

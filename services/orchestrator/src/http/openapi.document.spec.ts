@@ -44,6 +44,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/flows',
       '/healthz',
+      '/metrics',
       '/openapi.json',
       '/runs',
       '/runs/{runId}',

@@ -312,6 +312,18 @@ export function buildOpenApiDocument(): Json {
           },
         },
       },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          security: [],
+          responses: {
+            '200': {
+              description: 'Prometheus text exposition (tda_* counters)',
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      },
       '/openapi.json': {
         get: {
           operationId: 'openApi',

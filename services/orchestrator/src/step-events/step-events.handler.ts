@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { validate, type FlowRun } from '@tda/contracts';
 import {
@@ -12,6 +12,7 @@ import {
   PubSubContext,
 } from '@tda/messaging';
 import { RunAdvancer } from '../dispatch/run-advancer.service';
+import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 
 /** READY steps that depend on `stepId`: the ones its SUCCEEDED event may have made READY. */
 export function readyDependents(run: FlowRun, stepId: string): string[] {
@@ -35,10 +36,28 @@ export function readyDependents(run: FlowRun, stepId: string): string[] {
  */
 @Controller()
 export class StepEventsHandler {
-  constructor(private readonly advancer: RunAdvancer) {}
+  constructor(
+    private readonly advancer: RunAdvancer,
+    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+  ) {}
 
   @EventPattern(MESSAGE_TYPES.stepEvent, PUBSUB_TRANSPORT)
   async handle(@Payload() body: unknown, @Ctx() ctx: PubSubContext): Promise<HandlerOutcome> {
+    const subscription = ctx.getSubscription();
+    try {
+      const outcome = await this.decide(body, ctx);
+      this.context.metrics.messagesHandled.inc({
+        subscription,
+        outcome: outcome.outcome === 'invalid' ? 'invalid' : 'ack',
+      });
+      return outcome;
+    } catch (error) {
+      this.context.metrics.messagesHandled.inc({ subscription, outcome: 'nack' });
+      throw error;
+    }
+  }
+
+  private async decide(body: unknown, ctx: PubSubContext): Promise<HandlerOutcome> {
     const checked = validate.stepEvent(body);
     if (!checked.ok) return invalidMessage('step_event violates the contract', checked.issues);
     const event = checked.value;

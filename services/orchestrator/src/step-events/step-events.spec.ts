@@ -209,6 +209,16 @@ describe('step-event consumer', () => {
     expect(ackedEvents(orc)[0]).toMatchObject({ outcome: 'processed', deliveryAttempt: 2 });
     // the redelivery found nothing left to write
     expect((await orc.store.get(run.runId))?.version).toBe(written?.version);
+    const metrics = await fetch(`${orc.baseUrl}/metrics`).then((r) => r.text());
+    expect(metrics).toContain(
+      'tda_messages_handled_total{service="orchestrator",subscription="tda-step-events-sub",outcome="nack"} 1',
+    );
+    expect(metrics).toContain(
+      'tda_messages_handled_total{service="orchestrator",subscription="tda-step-events-sub",outcome="ack"} 1',
+    );
+    expect(metrics).toContain(
+      'tda_steps_dispatched_total{service="orchestrator",step_type="CHART_EXPORT",reason="retry"} 1',
+    );
     await consumer.close();
   });
 
