@@ -160,8 +160,19 @@ export class LocalArtifactStore implements ArtifactStore {
       if (op === 'read') throw error; // ENOENT / ENOTDIR: mapped to not-found by the caller
       throw new ArtifactWriteError(uri, errnoReason(error));
     }
-    this.realDataDir ??= realpath(this.dataDir);
-    if (!isInside(await this.realDataDir, realDir)) {
+    // Memoized once resolved; a failed lookup is not cached (the dir may appear later).
+    this.realDataDir ??= realpath(this.dataDir).catch((error: unknown) => {
+      this.realDataDir = undefined;
+      throw error;
+    });
+    let realRoot: string;
+    try {
+      realRoot = await this.realDataDir;
+    } catch (error) {
+      if (op === 'read') throw error;
+      throw new ArtifactWriteError(uri, errnoReason(error));
+    }
+    if (!isInside(realRoot, realDir)) {
       throw new InvalidArtifactUriError(uri, 'resolves outside the data dir');
     }
   }
