@@ -1,0 +1,34 @@
+import { backendEnv } from '@tda/backends';
+import { DEFAULT_MAX_CHART_IMAGE_BYTES } from '@tda/charts';
+import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { z } from 'zod';
+
+export const CHART_EXPORT_SERVICE = 'worker-chart-export';
+
+/**
+ * The chart worker's environment, validated at boot (DESIGN.md §7). Numbers come from env
+ * strings, hence `coerce`.
+ */
+export const chartExportConfigSchema = z
+  .object({
+    ...backendEnv,
+    PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+    /**
+     * Per-image PNG limit (default: seed 002 maxChartImageBytes, 256 KB). Over it the renderer retries smaller and finally lists the chart under
+     * failures[]. Raising it above the LLM step's limit only moves the rejection downstream.
+     */
+    TDA_MAX_CHART_IMAGE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(16 * 1024)
+      .max(8 * 1024 * 1024)
+      .default(DEFAULT_MAX_CHART_IMAGE_BYTES),
+    TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+  })
+  .superRefine(refineGoogleBackend);
+
+export type ChartExportConfig = z.infer<typeof chartExportConfigSchema>;
+
+export function loadChartExportConfig(env?: EnvSource): ChartExportConfig {
+  return loadConfig(CHART_EXPORT_SERVICE, chartExportConfigSchema, env);
+}

@@ -1,0 +1,4 @@
+export * from './config';
+export * from './chart-export.handler';
+export * from './chart-export.factory';
+export * from './charts-manifest';
