@@ -680,11 +680,28 @@ describe('StepHarness — deadline, cancel, lease loss, shutdown', () => {
 });
 
 describe('StepHarness — artifacts', () => {
-  it('different bytes already under the name → FAILED GCS_WRITE_FAILED naming the conflict', async () => {
-    const f = await fixture();
-    await f.artifacts.inner.put(f.primaryUri(OHLCV), Buffer.from('{"other":"bytes"}'), {
-      contentType: 'application/json',
+  /** A handler writing a chart and then its manifest (the primary), like CHART_EXPORT. */
+  function chartHandler(): TestStepHandler {
+    const handler = new TestStepHandler();
+    handler.executeImpl = async (ctx) => ({
+      artifacts: [
+        {
+          uri: ctx.artifactUri(),
+          data: Buffer.from('{"charts":1}'),
+          contentType: 'application/json',
+        },
+        { uri: ctx.artifactUri('.tpl.png'), data: Buffer.from('png-v2'), contentType: 'image/png' },
+      ],
+      primaryUri: ctx.artifactUri(),
     });
+    return handler;
+  }
+
+  it('different bytes already under a name → FAILED GCS_WRITE_FAILED naming the conflict', async () => {
+    const f = await fixture({ handler: chartHandler() });
+    // A crashed earlier attempt wrote its chart (with other bytes) but never its primary.
+    const chartUri = `gs://tda-artifacts/runs/${f.run.runId}/1d/${OHLCV}.tpl.png`;
+    await f.artifacts.inner.put(chartUri, Buffer.from('png-v1'), { contentType: 'image/png' });
     const outcome = await f.harness.handleStepReady(f.message(OHLCV), first);
     expect(outcome).toMatchObject({
       kind: 'failed',
@@ -695,20 +712,24 @@ describe('StepHarness — artifacts', () => {
     expect(error).toMatchObject({
       code: 'GCS_WRITE_FAILED',
       retryable: false,
-      details: { reason: 'artifact_conflict', uri: f.primaryUri(OHLCV) },
+      details: {
+        reason: 'artifact_conflict',
+        uri: chartUri,
+        attemptedSha256: sha256Hex(Buffer.from('png-v2')),
+      },
     });
     expect(error?.message).toContain('already exists with different content');
+    // The primary is never written after a failed artifact: its absence keeps meaning "incomplete".
+    expect(await f.artifacts.inner.exists(f.primaryUri(OHLCV))).toBe(false);
   });
 
   it('identical bytes already there (a re-execution) count as written', async () => {
-    const f = await fixture();
-    const expected = jsonResult({ artifactUri: () => f.primaryUri(OHLCV), stepId: OHLCV });
-    const artifact = expected.artifacts[0];
-    if (artifact === undefined) throw new Error('no artifact');
-    await f.artifacts.inner.put(artifact.uri, artifact.data, { contentType: artifact.contentType });
+    const f = await fixture({ handler: chartHandler() });
+    const chartUri = `gs://tda-artifacts/runs/${f.run.runId}/1d/${OHLCV}.tpl.png`;
+    await f.artifacts.inner.put(chartUri, Buffer.from('png-v2'), { contentType: 'image/png' });
     const outcome = await f.harness.handleStepReady(f.message(OHLCV), first);
     expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
-    expect(f.artifacts.created).toEqual([]);
+    expect(f.artifacts.created).toEqual([f.primaryUri(OHLCV)]);
   });
 
   it('a retryable write error is retried locally', async () => {
@@ -795,6 +816,34 @@ describe('StepHarness — recovery (seed 002 split-brain)', () => {
       expect(f.log.withEvent('step_succeeded')[0]).toMatchObject({ recoveredFromArtifact: true });
     },
   );
+
+  it('READY again (reclaimed after a crash) with the artifact present → claimed, then finalized from it', async () => {
+    const run = makeFlowRun({
+      steps: {
+        [OHLCV]: makeStep({
+          status: 'READY',
+          attempt: 1,
+          error: {
+            code: 'LEASE_EXPIRED',
+            message: 'step lost its worker; reclaimable',
+            retryable: true,
+          },
+        }),
+      },
+    });
+    const f = await withArtifact(run);
+    const outcome = await f.harness.handleStepReady(f.message(OHLCV), first);
+    expect(outcome).toMatchObject({ kind: 'recovered', status: 'SUCCEEDED', attempt: 2 });
+    expect(f.handler.executions).toBe(0);
+    expect(f.store.statusWrites(OHLCV)).toEqual(['RUNNING', 'SUCCEEDED']);
+    expect(f.artifacts.puts).toBe(0);
+    const step = await f.step(OHLCV);
+    expect(step.error).toBeUndefined();
+    expect(step.outputs.execution).toMatchObject({
+      recoveredFromArtifact: true,
+      artifact: { sha256: sha256Hex(ARTIFACT) },
+    });
+  });
 
   it('uses handler.recover when present (its outputs), still without executing', async () => {
     const handler = new TestStepHandler().withRecover(async (ctx) => ({

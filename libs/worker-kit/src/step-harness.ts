@@ -105,6 +105,8 @@ interface Claimed {
   attempt: number;
   startedAt: string;
   via: 'claim' | 'takeover';
+  /** The primary artifact was just found absent (takeover of our own orphan): skip the check. */
+  artifactChecked?: boolean;
 }
 
 type ExecutionEnd =
@@ -364,7 +366,8 @@ export class StepHarness {
     const { step } = eligibility;
     const primaryUri = this.artifactUriFor(target, step)();
     if (await this.artifacts.exists(primaryUri)) {
-      return this.recover(target, run, step, primaryUri);
+      const recovered = await this.recover(target, run, step, primaryUri, 'takeover', step.attempt);
+      return recovered === 'execute' ? this.takeover(target) : recovered;
     }
     if (eligibility.why === 'own_orphan') return this.takeover(target);
     return this.noop('lease_expired', {
@@ -372,6 +375,7 @@ export class StepHarness {
     });
   }
 
+  /** Our own orphan (or an artifact handler.recover refused): claim it again and execute. */
   private async takeover(target: Target): Promise<HarnessOutcome> {
     const outcome = await this.conditionalWrite(
       'claim',
@@ -400,17 +404,29 @@ export class StepHarness {
       attempt: decision.attempt,
       startedAt: decision.startedAt,
       via: 'takeover',
+      // Known absent, or present but refused by handler.recover: execute either way.
+      artifactChecked: true,
     });
   }
 
   // -- recovery ------------------------------------------------------------------------------
 
+  /**
+   * Finalizes from an existing primary artifact without executing: handler.recover builds the
+   * result when the handler has one (null = "execute normally" → 'execute'), otherwise the
+   * artifact's uri, sha256 and size are enough. `takeover` mode finalizes a RUNNING step of an
+   * expired or orphaned lease in one conditional write; `owner` mode is for a step we just
+   * claimed (a READY step whose previous attempt wrote the artifact and was then reclaimed).
+   */
   private async recover(
     target: Target,
     run: FlowRun,
     step: FlowStep,
     primaryUri: string,
-  ): Promise<HarnessOutcome> {
+    mode: FinalizeMode,
+    attempt: number,
+    startedAt?: string,
+  ): Promise<HarnessOutcome | 'execute'> {
     let result: StepResult | null = null;
     let viaHandler = false;
     if (this.handler.recover !== undefined) {
@@ -434,7 +450,7 @@ export class StepHarness {
         this.executions.set(key, controller);
         try {
           const context: StepRecoveryContext<unknown> = {
-            ...this.executionContext(target, run, step, inputs, step.attempt, controller, deadline),
+            ...this.executionContext(target, run, step, inputs, attempt, controller, deadline),
             existingUri: primaryUri,
           };
           const settled = await settleOrAbort(() => recover(context), controller.signal);
@@ -452,7 +468,7 @@ export class StepHarness {
           this.executions.delete(key);
         }
         // null: the handler will not vouch for the artifact → execute normally.
-        if (result === null) return this.takeover(target);
+        if (result === null) return 'execute';
       }
     }
 
@@ -468,11 +484,15 @@ export class StepHarness {
         return this.complete(
           target,
           {
-            outcome: { status: 'FAILED', error: written.error, execution: this.baseExecution() },
-            attempt: step.attempt,
+            outcome: {
+              status: 'FAILED',
+              error: written.error,
+              execution: this.baseExecution(startedAt),
+            },
+            attempt,
             recovered: true,
           },
-          'takeover',
+          mode,
         );
       }
       primary = written.primary;
@@ -480,12 +500,15 @@ export class StepHarness {
     return this.complete(
       target,
       {
-        outcome: this.outcomeFromResult(result, primary, { recoveredFromArtifact: true }),
-        attempt: step.attempt,
+        outcome: this.outcomeFromResult(result, primary, {
+          ...this.baseExecution(startedAt),
+          recoveredFromArtifact: true,
+        }),
+        attempt,
         recovered: true,
         recoveredVia: viaHandler ? 'handler' : 'artifact',
       },
-      'takeover',
+      mode,
     );
   }
 
@@ -498,6 +521,25 @@ export class StepHarness {
         leaseExpiresAt: claimed.step.lease?.expiresAt,
       });
       const base = this.baseExecution(claimed.startedAt);
+
+      // DESIGN §5.3: after the claim, the recovery check. A READY step may have been reclaimed
+      // after an attempt that wrote its artifact but crashed before the finalize (seed 002
+      // "output written but Firestore update failed"): finalize from it, do not redo the work.
+      if (claimed.artifactChecked !== true) {
+        const primaryUri = this.artifactUriFor(target, claimed.step)();
+        if (await this.artifacts.exists(primaryUri)) {
+          const recovered = await this.recover(
+            target,
+            claimed.run,
+            claimed.step,
+            primaryUri,
+            'owner',
+            claimed.attempt,
+            claimed.startedAt,
+          );
+          if (recovered !== 'execute') return recovered;
+        }
+      }
 
       // The emulator never dead-letters: bound redelivery loops here (DESIGN.md §4).
       if (target.meta.deliveryAttempt > this.policy.maxDeliveryAttempts) {
