@@ -13,7 +13,7 @@ describe('orchestrator config', () => {
       TDA_READY_REPUBLISH_AFTER_MS: 60_000,
       TDA_DEFAULT_OWNER: 'local-user',
       TDA_MAX_STEP_ATTEMPTS: 3,
-      TDA_DEFAULT_RUN_DEADLINE_SECONDS: 600,
+      TDA_DEFAULT_RUN_DEADLINE_SECONDS: 3_600,
       TDA_PUBSUB_PREFIX: 'tda',
       TDA_BACKEND: 'memory',
     });

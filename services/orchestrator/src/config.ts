@@ -33,14 +33,15 @@ export const orchestratorConfigSchema = z
     /** Claims per step before an expired lease fails it with LEASE_EXPIRED (seed 004: 3). */
     TDA_MAX_STEP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
     /**
-     * Run timeout applied when a trigger gives no deadlineSeconds (seed 004: 600 s per run);
-     * 0 = runs without a deadline.
+     * Run timeout applied when a trigger gives no deadlineSeconds; 0 = runs without a deadline.
+     * Not seed 004's 600 s: flow 1 runs two LLM reports one after the other, each allowed up to
+     * 10 minutes (seed 002), so 600 s would time out healthy runs.
      */
     TDA_DEFAULT_RUN_DEADLINE_SECONDS: z.coerce
       .number()
       .int()
       .refine((v) => v === 0 || (v >= 10 && v <= 86_400), 'must be 0 or 10..86400')
-      .default(600),
+      .default(3_600),
     /** Pub/Sub resource name prefix (topics <prefix>-step-ready-*, <prefix>-step-events). */
     TDA_PUBSUB_PREFIX: z
       .string()

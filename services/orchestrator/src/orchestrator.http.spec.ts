@@ -95,8 +95,8 @@ describe('orchestrator HTTP API', () => {
         ownerId: 'local-user',
         trigger: { type: 'USER', source: 'orchestrator-api' },
       });
-      // default run deadline (TDA_DEFAULT_RUN_DEADLINE_SECONDS = 600)
-      expect(Date.parse(run.deadlineAt ?? '') - Date.parse(run.createdAt)).toBe(600_000);
+      // default run deadline (TDA_DEFAULT_RUN_DEADLINE_SECONDS = 3600)
+      expect(Date.parse(run.deadlineAt ?? '') - Date.parse(run.createdAt)).toBe(3_600_000);
       const ready = Object.entries(run.steps)
         .filter(([, s]) => s.status === 'READY')
         .map(([id]) => id);
