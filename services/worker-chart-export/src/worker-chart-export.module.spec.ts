@@ -1,0 +1,111 @@
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryArtifactStore } from '@tda/artifacts';
+import { validate } from '@tda/contracts';
+import { InMemoryFlowRunStore } from '@tda/flow-store';
+import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
+import { createMemoryLogger } from '@tda/observability';
+import { expectEventually } from '@tda/test-support';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChartExportHandler } from './chart-export.factory';
+import { CHARTS_STEP_ID, FIXTURE_NOW, ohlcvExport, runWithChartsReady } from './testing';
+import {
+  bootstrapChartExportWorker,
+  createChartExportWorker,
+} from './worker-chart-export.bootstrap';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('WorkerChartExportModule on in-memory adapters', () => {
+  it('turns a step-ready message into a SUCCEEDED charts step with manifest and PNG', async () => {
+    const broker = new InMemoryBroker({ timeScale: 0.01 });
+    broker.applyTopology(buildTopology());
+    cleanups.push(() => broker.close());
+    const store = new InMemoryFlowRunStore();
+    const artifacts = new InMemoryArtifactStore();
+    const { app } = await createChartExportWorker({
+      handler: createChartExportHandler(),
+      store,
+      broker,
+      artifacts,
+      logger: createMemoryLogger().logger,
+      owner: 'chart-test',
+      drainTimeoutMs: 2_000,
+    });
+    await app.listen();
+    cleanups.push(() => app.close());
+
+    const { run, ohlcvUri } = runWithChartsReady();
+    await store.create(run);
+    await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcvExport(run))), {
+      contentType: 'application/json',
+    });
+    await new BrokerPublisher({ publisher: broker }).publishStepReady({
+      runId: run.runId,
+      stepId: CHARTS_STEP_ID,
+      stepType: 'CHART_EXPORT',
+      attempt: 0,
+      dispatchedAt: FIXTURE_NOW.toISOString(),
+    });
+
+    await expectEventually(
+      async () => {
+        const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
+        expect(step?.status).toBe('SUCCEEDED');
+      },
+      { timeoutMs: 20_000 },
+    );
+    const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
+    const manifestUri = `gs://tda-artifacts/runs/${run.runId}/1w/${CHARTS_STEP_ID}.json`;
+    expect(step?.outputs).toMatchObject({
+      gcs_uri: manifestUri,
+      outputsManifestGcsUri: manifestUri,
+    });
+    const manifest = validate.chartsManifest(
+      JSON.parse((await artifacts.read(manifestUri)).toString('utf8')),
+    );
+    if (!manifest.ok) throw new Error('manifest invalid');
+    expect(manifest.value.items.map((i) => i.chartTemplateId)).toEqual(['ctpl_default_v1']);
+    expect(await artifacts.exists(manifest.value.items[0]?.gcs_uri ?? 'missing')).toBe(true);
+  });
+});
+
+describe('bootstrapChartExportWorker', () => {
+  it('boots from an env in memory mode, serves /healthz and closes cleanly', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tda-charts-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const log = createMemoryLogger();
+    const handle = await bootstrapChartExportWorker({
+      env: {
+        TDA_BACKEND: 'memory',
+        PORT: '0',
+        TDA_DATA_DIR: dataDir,
+        TDA_MAX_CHART_IMAGE_BYTES: '200000',
+      },
+      logger: log.logger,
+    });
+    let closed = false;
+    cleanups.push(async () => {
+      if (!closed) await handle.close();
+    });
+    const response = await fetch(`http://127.0.0.1:${handle.health.port}/healthz`);
+    expect(response.status).toBe(200);
+    expect(log.withEvent('service_started')[0]).toMatchObject({
+      chartTemplates: ['ctpl_default_v1', 'ctpl_macd_v1', 'ctpl_price_ema_v1', 'ctpl_rsi_v1'],
+      maxChartImageBytes: 200_000,
+    });
+    await handle.close();
+    closed = true;
+  });
+
+  it('refuses to boot on a bad environment', async () => {
+    await expect(
+      bootstrapChartExportWorker({ env: { TDA_MAX_CHART_IMAGE_BYTES: 'lots' } }),
+    ).rejects.toThrow(/TDA_MAX_CHART_IMAGE_BYTES/);
+  });
+});
