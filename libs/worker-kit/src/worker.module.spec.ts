@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestMicroservice } from '@nestjs/common';
+import { Module, type DynamicModule, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import type { StepEventMessage } from '@tda/contracts';
@@ -54,12 +54,20 @@ function moduleOptions(
   };
 }
 
+/** How a service composes it: its own module imports WorkerModule.forRoot(...). */
+@Module({})
+class ServiceModule {
+  static forRoot(options: WorkerModuleOptions): DynamicModule {
+    return { module: ServiceModule, imports: [WorkerModule.forRoot(options)] };
+  }
+}
+
 async function boot(
   options: WorkerModuleOptions,
   drainTimeoutMs = 2_000,
 ): Promise<INestMicroservice> {
   const a = options;
-  const { app } = await createWorkerMicroservice(WorkerModule.forRoot(options), {
+  const { app } = await createWorkerMicroservice(ServiceModule.forRoot(options), {
     broker: a.broker,
     stepTypes: a.handlers.map((h) => h.stepType),
     logger: a.logger,
