@@ -32,6 +32,10 @@ export const LOG_EVENTS = [
   'run_advanced',
   'step_dispatched',
   'reconcile_finished',
+  'reconcile_failed',
+  'dispatch_failed',
+  // HTTP edge
+  'http_request_failed',
   // LLM structured output (seed 002)
   'structured_output_invalid',
   'structured_output_repair_attempt_started',
@@ -41,6 +45,7 @@ export const LOG_EVENTS = [
   'config_invalid',
   'service_started',
   'service_stopped',
+  'service_failed',
 ] as const;
 
 export type LogEvent = (typeof LOG_EVENTS)[number];

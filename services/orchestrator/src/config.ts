@@ -1,4 +1,5 @@
-import { googleBackendEnv, loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { backendEnv } from '@tda/backends';
+import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
 import { z } from 'zod';
 
 export const ORCHESTRATOR_SERVICE = 'orchestrator';
@@ -14,7 +15,7 @@ const nonNegativeMs = (fallback: number) => z.coerce.number().int().min(0).defau
  */
 export const orchestratorConfigSchema = z
   .object({
-    ...googleBackendEnv,
+    ...backendEnv,
     PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
     /**
      * Bearer token of the admin API (every endpoint except /healthz and the API description).
@@ -42,11 +43,6 @@ export const orchestratorConfigSchema = z
       .int()
       .refine((v) => v === 0 || (v >= 10 && v <= 86_400), 'must be 0 or 10..86400')
       .default(3_600),
-    /** Pub/Sub resource name prefix (topics <prefix>-step-ready-*, <prefix>-step-events). */
-    TDA_PUBSUB_PREFIX: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]{1,30}$/)
-      .default('tda'),
     TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
   })
   .superRefine(refineGoogleBackend);

@@ -3,7 +3,6 @@ export * from './orchestrator.options';
 export * from './orchestrator.errors';
 export * from './orchestrator.module';
 export * from './orchestrator.app';
-export * from './orchestrator.backends';
 export { RunsService, type TriggerResult } from './runs/runs.service';
 export { Reconciler, type ReconcileReport } from './reconcile/reconciler.service';
 export { RunAdvancer } from './dispatch/run-advancer.service';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
+import { createBackends } from '@tda/backends';
 import { ConfigError } from '@tda/config';
 import { createLogger, describeError, logEvent } from '@tda/observability';
 import { loadOrchestratorConfig, ORCHESTRATOR_SERVICE } from './config';
 import { createOrchestratorApp } from './orchestrator.app';
-import { createOrchestratorBackends } from './orchestrator.backends';
 
 /** Standalone boot: `TDA_API_TOKEN=... node -r @swc-node/register services/orchestrator/src/main.ts`. */
 async function main(): Promise<void> {
@@ -14,7 +14,15 @@ async function main(): Promise<void> {
     const logger = createLogger({ service: ORCHESTRATOR_SERVICE });
     if (error instanceof ConfigError) {
       logEvent(logger, 'fatal', 'config_invalid', { problems: error.problems }, error.message);
-    } else logger.fatal({ error: describeError(error) }, 'configuration failed');
+    } else {
+      logEvent(
+        logger,
+        'fatal',
+        'service_failed',
+        { error: describeError(error) },
+        'configuration failed',
+      );
+    }
     process.exitCode = 1;
     return;
   }
@@ -23,7 +31,7 @@ async function main(): Promise<void> {
     level: config.TDA_LOG_LEVEL,
     projectId: config.GOOGLE_CLOUD_PROJECT,
   });
-  const backends = await createOrchestratorBackends(config);
+  const backends = await createBackends(config);
   const app = await createOrchestratorApp({
     store: backends.store,
     broker: backends.broker,
@@ -34,7 +42,7 @@ async function main(): Promise<void> {
   await app.listen(config.PORT);
   logEvent(logger, 'info', 'service_started', {
     port: config.PORT,
-    backend: backends.describe,
+    backend: backends.describe(),
     pubsubPrefix: config.TDA_PUBSUB_PREFIX,
     reconcileIntervalMs: config.TDA_RECONCILE_INTERVAL_MS,
   });
@@ -49,7 +57,13 @@ async function main(): Promise<void> {
         await backends.close();
         logEvent(logger, 'info', 'service_stopped', { signal });
       } catch (error) {
-        logger.error({ error: describeError(error) }, 'shutdown failed');
+        logEvent(
+          logger,
+          'error',
+          'service_failed',
+          { error: describeError(error) },
+          'shutdown failed',
+        );
         process.exitCode = 1;
       }
     })();
@@ -59,7 +73,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  createLogger({ service: ORCHESTRATOR_SERVICE }).fatal(
+  logEvent(
+    createLogger({ service: ORCHESTRATOR_SERVICE }),
+    'fatal',
+    'service_failed',
     { error: describeError(error) },
     'orchestrator failed to start',
   );

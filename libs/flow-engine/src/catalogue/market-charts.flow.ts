@@ -12,7 +12,7 @@ function resolve(scope: RunScope): RunScope {
     symbol: readSymbol(scope),
     timeframes: readTimeframes(scope, DEFAULT_MARKET_CHARTS_TIMEFRAMES) as RunScope['timeframes'],
   };
-  const lookback = readOptionalNumber(scope, 'lookback', { min: 10, max: 5_000, integer: true });
+  const lookback = readOptionalNumber(scope, 'lookback', { min: 10, max: 1_000, integer: true });
   if (lookback !== undefined) resolved['lookback'] = lookback;
   return resolved;
 }

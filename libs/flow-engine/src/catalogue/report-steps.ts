@@ -48,7 +48,7 @@ export function readReportSettings(scope: RunScope): ReportSettings {
     max: 65_536,
     integer: true,
   });
-  const lookback = readOptionalNumber(scope, 'lookback', { min: 10, max: 5_000, integer: true });
+  const lookback = readOptionalNumber(scope, 'lookback', { min: 10, max: 1_000, integer: true });
   if (temperature !== undefined) settings.temperature = temperature;
   if (maxOutputTokens !== undefined) settings.maxOutputTokens = maxOutputTokens;
   if (lookback !== undefined) settings.lookback = lookback;

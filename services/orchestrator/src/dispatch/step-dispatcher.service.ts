@@ -86,12 +86,11 @@ export class StepDispatcher {
       }
     });
     if (failed.length > 0) {
-      this.context.logger.warn(
-        {
-          runId: run.runId,
-          failedStepIds: failed,
-          error: describeError(causes[0]),
-        },
+      logEvent(
+        this.context.logger,
+        'warn',
+        'dispatch_failed',
+        { runId: run.runId, failedStepIds: failed, error: describeError(causes[0]) },
         'step-ready publish failed',
       );
       throw new StepDispatchError(run.runId, failed, causes);

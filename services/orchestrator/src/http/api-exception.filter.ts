@@ -8,7 +8,7 @@ import {
 import { ERROR_CODE_INFO, type ApiError, type ErrorCode } from '@tda/contracts';
 import { FlowEngineError } from '@tda/flow-engine';
 import { FlowStoreError, InvalidRunPatchError } from '@tda/flow-store';
-import { currentLogContext, describeError } from '@tda/observability';
+import { currentLogContext, describeError, logEvent } from '@tda/observability';
 import { throwError, type Observable } from 'rxjs';
 import { OrchestratorError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
@@ -137,9 +137,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const mapped = mapError(exception, request);
     const requestId = currentLogContext()['requestId'];
     if (mapped.unexpected === true) {
-      // No taxonomy event fits an HTTP failure yet (see README); the line still carries the
-      // request context (requestId, traceparent).
-      this.context.logger.error(
+      // The line also carries the request context (requestId, traceparent).
+      logEvent(
+        this.context.logger,
+        'error',
+        'http_request_failed',
         { error: describeError(exception), method: request.method, path: request.path },
         'http request failed',
       );

@@ -80,7 +80,13 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     this.timer = setTimeout(() => {
       this.reconcileOnce()
         .catch((error: unknown) =>
-          this.context.logger.error({ error: describeError(error) }, 'reconcile pass failed'),
+          logEvent(
+            this.context.logger,
+            'error',
+            'reconcile_failed',
+            { error: describeError(error) },
+            'reconcile pass failed',
+          ),
         )
         .finally(() => this.schedule());
     }, interval);
@@ -121,7 +127,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
             await this.reconcileOne(run, report);
           } catch (error) {
             report.errors += 1;
-            this.context.logger.warn(
+            logEvent(
+              this.context.logger,
+              'warn',
+              'reconcile_failed',
               { runId: run.runId, error: describeError(error) },
               'reconcile of a run failed; retried on the next pass',
             );

@@ -225,7 +225,10 @@ export class RunsService {
       const outcome = await this.advancer.advanceRun(run.runId, { cause: 'trigger' });
       return outcome.kind === 'not_found' ? run : outcome.run;
     } catch (error) {
-      this.context.logger.warn(
+      logEvent(
+        this.context.logger,
+        'warn',
+        'dispatch_failed',
         { runId: run.runId, error: describeError(error) },
         'first advance/dispatch failed; the reconciler will retry',
       );
