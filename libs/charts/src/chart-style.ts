@@ -30,7 +30,8 @@ export const CHART_COLORS = {
   band: 'rgba(124, 58, 237, 0.06)',
 } as const;
 
-export const PLOT_LEFT = 24;
+/** Room for half of the first x-axis label (a centred 2020-03-02 must not be clipped). */
+export const PLOT_LEFT = 40;
 /** Room for the right-hand value axis labels. */
 export const PLOT_RIGHT = 84;
 /** Title and legend above the first pane. */

@@ -120,7 +120,7 @@ describe('ChartRenderer: descriptions', () => {
     expect(chart.description).toMatch(
       /^BTC-USD 1M candles 2017-03\.\.2022-02 \(60 bars, log price scale\); /,
     );
-    expect(chart.description).toContain('last close 43,193 (+12.2% vs the prior bar');
+    expect(chart.description).toContain('last close 43,193 (+12.2% vs prior bar');
     expect(chart.description).toContain('window high 68,790 (2021-11)');
     expect(chart.description).toContain('close above EMA20 (37,872), above EMA50 (24,601)');
     expect(chart.description).toContain('RSI(14) 56.2 (neutral)');

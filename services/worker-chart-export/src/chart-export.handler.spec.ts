@@ -216,6 +216,8 @@ describe('ChartExportHandler: flow 1 default request', () => {
     ]);
     // The week of 2022-02-21 closed at 37,710 (Yahoo daily close of 2022-02-27).
     expect(manifest.items[0]?.description).toContain('last close 37,710');
+    // contracts/examples/charts_manifest.partial.example.json quotes the same weekly RSI.
+    expect(manifest.items[0]?.description).toContain('RSI(14) 40.6');
   });
 
   it('is deterministic: re-execution writes identical bytes (create-only puts say "existed")', async () => {

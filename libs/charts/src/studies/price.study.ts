@@ -175,7 +175,7 @@ function priceFacts(frame: ChartFrame): string[] {
   const change =
     previous === undefined
       ? ''
-      : `${formatPercent(last.close / previous.close - 1)} vs the prior bar, `;
+      : `${formatPercent(last.close / previous.close - 1)} vs prior bar, `;
   let high = first;
   let low = first;
   for (const candle of shown) {
@@ -244,7 +244,7 @@ export function priceStudy(frame: ChartFrame, options: PriceStudyOptions): Study
       const span = reading.upper - reading.lower;
       const position = span === 0 ? 0.5 : (lastClose - reading.lower) / span;
       facts.push(
-        `${label} ${formatPrice(reading.lower)}-${formatPrice(reading.upper)}, width ${(width * 100).toFixed(1)}% of the middle, close at ${(position * 100).toFixed(0)}% of the band`,
+        `${label} ${formatPrice(reading.lower)}-${formatPrice(reading.upper)}, width ${(width * 100).toFixed(1)}%, close at ${(position * 100).toFixed(0)}% of the band`,
       );
     }
   }
