@@ -4,7 +4,7 @@ import { advance, requestCancel, type RunPatch } from '@tda/flow-engine';
 import { InMemoryFlowRunStore, updateWithRetry } from '@tda/flow-store';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
 import { buildTopology, InMemoryBroker, STEP_EVENTS_TOPIC } from '@tda/messaging';
-import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
+import { createMemoryLogger, createMetrics, type MemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CounterLike, StepHarnessMetrics } from './harness-metrics';
@@ -230,10 +230,14 @@ describe('StepHarness — happy path', () => {
     const incs: { labels: Record<string, string>; value: number | undefined }[] = [];
     const counter: CounterLike = { inc: (labels, value) => incs.push({ labels, value }) };
     const observed: number[] = [];
+    const outcomes: Record<string, string>[] = [];
+    const claims: Record<string, string>[] = [];
     const f = await fixture({
       metrics: {
         stepDeliveries: counter,
         stepDurationSeconds: { observe: (_labels, value) => observed.push(value) },
+        stepOutcomes: { inc: (labels) => outcomes.push(labels) },
+        stepClaims: { inc: (labels) => claims.push(labels) },
       },
     });
     await f.harness.handleStepReady(f.message(OHLCV), first);
@@ -244,6 +248,23 @@ describe('StepHarness — happy path', () => {
       },
     ]);
     expect(observed).toEqual([0]);
+    expect(outcomes).toEqual([
+      { stepType: 'OHLCV_EXPORT', status: 'SUCCEEDED', errorCode: 'none' },
+    ]);
+    expect(claims).toEqual([{ stepType: 'OHLCV_EXPORT', result: 'claimed' }]);
+  });
+});
+
+describe('StepHarness — metrics from @tda/observability', () => {
+  it('createMetrics() plugs in as StepHarnessMetrics and records the delivery', async () => {
+    const metrics = createMetrics({ service: 'worker-test' });
+    const f = await fixture({ metrics });
+    await f.harness.handleStepReady(f.message(OHLCV), first);
+    const text = await metrics.render();
+    expect(text).toMatch(
+      /tda_step_deliveries_total\{[^}]*step_type="OHLCV_EXPORT"[^}]*outcome="executed"[^}]*\} 1/,
+    );
+    expect(text).toMatch(/tda_step_claims_total\{[^}]*result="claimed"[^}]*\} 1/);
   });
 });
 

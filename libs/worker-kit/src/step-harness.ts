@@ -294,6 +294,10 @@ export class StepHarness {
     );
     if (outcome.kind === 'not_found') return this.noop('run_not_found');
     const decision = outcome.result;
+    this.metrics?.stepClaims?.inc({
+      stepType: this.stepType,
+      result: outcome.kind === 'written' && decision.kind === 'claim' ? 'claimed' : 'noop',
+    });
 
     if (outcome.kind === 'written') {
       if (decision.kind === 'claim') {
@@ -967,6 +971,11 @@ export class StepHarness {
       cause?: unknown;
     },
   ): Promise<HarnessOutcome> {
+    this.metrics?.stepOutcomes?.inc({
+      stepType: this.stepType,
+      status: final.status,
+      errorCode: final.error?.code ?? 'none',
+    });
     const published = await this.publishStepEvent(target, final.status, final.attempt, final.error);
     const fields: Record<string, unknown> = {
       status: final.status,
@@ -1066,6 +1075,9 @@ export class StepHarness {
     } catch (error) {
       if (error instanceof ConflictRetriesExhaustedError) {
         this.metrics?.storeConflicts?.inc({ stepType: this.stepType, phase }, error.attempts);
+        if (phase === 'claim') {
+          this.metrics?.stepClaims?.inc({ stepType: this.stepType, result: 'conflict' });
+        }
         this.log('warn', phase === 'claim' ? 'step_claim_conflict' : 'step_finalize_conflict', {
           reason: 'conflict_retries_exhausted',
           attempts: error.attempts,
