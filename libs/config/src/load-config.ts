@@ -85,3 +85,11 @@ export function refineGoogleBackend(
     }
   }
 }
+
+/**
+ * A snapshot of the process environment, for a launcher that hands the same variables to several
+ * services' own config schemas (each still validates them with loadConfig).
+ */
+export function processEnv(): EnvSource {
+  return { ...process.env };
+}

@@ -164,3 +164,13 @@ export async function startEmulators(projectId = 'tda-test'): Promise<RunningEmu
     },
   };
 }
+
+/** True when the gcloud CLI answers (the emulators may still lack their components). */
+export function hasGcloud(gcloudBin = 'gcloud'): boolean {
+  try {
+    assertGcloudPresent(gcloudBin);
+    return true;
+  } catch {
+    return false;
+  }
+}

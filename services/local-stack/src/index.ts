@@ -1,0 +1,3 @@
+export * from './local-stack';
+export * from './local-stack.config';
+export * from './demo';

@@ -1,0 +1,31 @@
+import { backendEnv } from '@tda/backends';
+import { loadConfig, type EnvSource } from '@tda/config';
+import { z } from 'zod';
+
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+/** `npm start`: everything runs in one process; the services' own schemas validate the rest. */
+export const localStackConfigSchema = z.object({
+  ...backendEnv,
+  /** auto = the emulators when gcloud is installed, otherwise the in-memory backend. */
+  TDA_BACKEND: z.enum(['auto', 'memory', 'emulators', 'gcp']).default('auto'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  /** Bearer token of the API; generated when absent and written to <data dir>/local-api.json. */
+  TDA_API_TOKEN: z.string().min(16).optional(),
+  /** Trigger the demo run at start and show its progress. */
+  TDA_DEMO: flag(true),
+  TDA_DEMO_FLOW: z.string().default('market_charts_v1'),
+  TDA_DEMO_SYMBOL: z.string().default('BTC-USDT'),
+  /** Stop after the demo run finished (for scripted checks); default: keep serving. */
+  TDA_EXIT_AFTER_DEMO: flag(false),
+  TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+});
+export type LocalStackConfig = z.infer<typeof localStackConfigSchema>;
+
+export function loadLocalStackConfig(env?: EnvSource): LocalStackConfig {
+  return loadConfig('local-stack', localStackConfigSchema, env);
+}

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { backendConfigSchema, createBackends, type Backends } from '@tda/backends';
+import { loadConfig, type EnvSource } from '@tda/config';
+import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators';
+import { createMetrics, type Logger } from '@tda/observability';
+import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
+import { LOCAL_API_FILE } from '@tda/service-cli';
+import {
+  createChartExportHandler,
+  createChartExportWorker,
+  loadChartExportConfig,
+} from '@tda/service-worker-chart-export';
+import {
+  createOhlcvExportHandler,
+  createOhlcvExportWorker,
+  loadOhlcvExportConfig,
+} from '@tda/service-worker-ohlcv-export';
+import type { WorkerMicroservice } from '@tda/worker-kit';
+import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
+
+export interface LocalStack {
+  url: string;
+  token: string;
+  backend: 'memory' | 'emulators' | 'gcp';
+  /** How the backend was chosen and where things live, for the banner. */
+  description: string[];
+  dataDir: string;
+  backends: Backends;
+  config: LocalStackConfig;
+  close(): Promise<void>;
+}
+
+export interface StartLocalStackOptions {
+  env: EnvSource;
+  /** One logger for every service (each line says which service via serviceContext). */
+  loggerFor: (service: string) => Logger;
+  /** Use these emulators instead of starting new ones (tests). */
+  emulators?: { firestoreHost: string; pubsubHost: string; projectId: string };
+}
+
+/**
+ * The orchestrator and every worker in one process over one set of adapters (DESIGN.md §1: a
+ * local launcher may compose the services). Each service is built exactly as its own main.ts
+ * builds it, from its own config schema, so the composition adds no behaviour of its own.
+ */
+export async function startLocalStack(options: StartLocalStackOptions): Promise<LocalStack> {
+  const config = loadLocalStackConfig(options.env);
+  const cleanups: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch(() => undefined);
+    }
+  };
+  try {
+    const description: string[] = [];
+    let backend: LocalStack['backend'];
+    if (config.TDA_BACKEND === 'auto') {
+      backend = options.emulators !== undefined || hasGcloud() ? 'emulators' : 'memory';
+      description.push(
+        backend === 'emulators'
+          ? 'TDA_BACKEND=auto: gcloud found, using the Firestore and Pub/Sub emulators'
+          : 'TDA_BACKEND=auto: gcloud not found, using the in-memory backend (install google-cloud-cli with its emulators to run on them)',
+      );
+    } else backend = config.TDA_BACKEND;
+
+    const overlay: Record<string, string> = { TDA_BACKEND: backend };
+    if (
+      backend === 'emulators' &&
+      (config.FIRESTORE_EMULATOR_HOST === undefined || config.PUBSUB_EMULATOR_HOST === undefined)
+    ) {
+      let endpoints = options.emulators;
+      if (endpoints === undefined) {
+        const running: RunningEmulators = await startEmulators(config.GOOGLE_CLOUD_PROJECT);
+        cleanups.push(() => running.stop());
+        endpoints = running;
+        description.push('started the Firestore and Pub/Sub emulators (stopped on exit)');
+      }
+      overlay['FIRESTORE_EMULATOR_HOST'] = endpoints.firestoreHost;
+      overlay['PUBSUB_EMULATOR_HOST'] = endpoints.pubsubHost;
+      overlay['GOOGLE_CLOUD_PROJECT'] = endpoints.projectId;
+    }
+    const token = config.TDA_API_TOKEN ?? randomBytes(24).toString('base64url');
+    overlay['TDA_API_TOKEN'] = token;
+    overlay['PORT'] = String(config.PORT);
+    const serviceEnv: EnvSource = { ...options.env, ...overlay };
+
+    const backends = await createBackends(
+      loadConfig('local-stack', backendConfigSchema, serviceEnv),
+    );
+    cleanups.push(() => backends.close());
+    description.push(...backends.describe());
+
+    // One registry for all services: /metrics of the API shows every series, labelled by service.
+    const metrics = createMetrics({ service: 'local-stack' });
+    const orchestratorConfig = loadOrchestratorConfig(serviceEnv);
+    const orchestrator: INestApplication = await createOrchestratorApp({
+      store: backends.store,
+      broker: backends.broker,
+      logger: options.loggerFor('orchestrator'),
+      config: orchestratorConfig,
+      metrics,
+    });
+    cleanups.push(() => orchestrator.close());
+
+    const workers: WorkerMicroservice[] = [];
+    const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
+    workers.push(
+      await createOhlcvExportWorker({
+        handler: await createOhlcvExportHandler(ohlcvConfig),
+        store: backends.store,
+        broker: backends.broker,
+        artifacts: backends.artifacts,
+        logger: options.loggerFor('worker-ohlcv-export'),
+        prefix: ohlcvConfig.TDA_PUBSUB_PREFIX,
+        metrics,
+        policy: {
+          artifactBucket: ohlcvConfig.TDA_ARTIFACTS_BUCKET,
+          artifactPrefix: ohlcvConfig.TDA_ARTIFACTS_PREFIX,
+          topicPrefix: ohlcvConfig.TDA_PUBSUB_PREFIX,
+        },
+      }),
+    );
+    const chartConfig = loadChartExportConfig(serviceEnv);
+    workers.push(
+      await createChartExportWorker({
+        handler: createChartExportHandler({
+          maxChartImageBytes: chartConfig.TDA_MAX_CHART_IMAGE_BYTES,
+        }),
+        store: backends.store,
+        broker: backends.broker,
+        artifacts: backends.artifacts,
+        logger: options.loggerFor('worker-chart-export'),
+        prefix: chartConfig.TDA_PUBSUB_PREFIX,
+        metrics,
+        policy: {
+          artifactBucket: chartConfig.TDA_ARTIFACTS_BUCKET,
+          artifactPrefix: chartConfig.TDA_ARTIFACTS_PREFIX,
+          topicPrefix: chartConfig.TDA_PUBSUB_PREFIX,
+        },
+      }),
+    );
+    for (const worker of workers) {
+      cleanups.push(() => worker.app.close());
+      await worker.app.listen();
+    }
+    await orchestrator.startAllMicroservices();
+    await orchestrator.listen(config.PORT, '127.0.0.1');
+    const address = orchestrator.getHttpServer().address() as { port: number };
+    const url = `http://127.0.0.1:${address.port}`;
+
+    const dataDir = resolve(config.TDA_DATA_DIR);
+    mkdirSync(dataDir, { recursive: true });
+    const apiFile = join(dataDir, LOCAL_API_FILE);
+    // The CLI finds the local API here; the token is local and regenerated on every start.
+    writeFileSync(apiFile, `${JSON.stringify({ url, token }, null, 2)}\n`, { mode: 0o600 });
+
+    return {
+      url,
+      token,
+      backend,
+      description,
+      dataDir,
+      backends,
+      config,
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}

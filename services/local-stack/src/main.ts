@@ -1,0 +1,87 @@
+import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pino from 'pino';
+import { processEnv } from '@tda/config';
+import { createLogger, type Logger } from '@tda/observability';
+import { runDemo } from './demo';
+import { loadLocalStackConfig } from './local-stack.config';
+import { startLocalStack } from './local-stack';
+
+/**
+ * `npm start`: the whole TDA stack in one process, a demo run with live progress, then the API
+ * keeps serving until Ctrl-C. Service logs (JSON, Cloud Logging shape) go to a file so the
+ * terminal shows the progress; the banner says where.
+ */
+async function main(): Promise<void> {
+  const env = processEnv();
+  const config = loadLocalStackConfig(env);
+  const dataDir = resolve(config.TDA_DATA_DIR);
+  const logDir = join(dataDir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, 'local-stack.log');
+  const destination = pino.destination({ dest: logFile, append: true, sync: false });
+  const loggers = new Map<string, Logger>();
+  const loggerFor = (service: string): Logger => {
+    const existing = loggers.get(service);
+    if (existing !== undefined) return existing;
+    const logger = createLogger({ service, level: config.TDA_LOG_LEVEL, destination });
+    loggers.set(service, logger);
+    return logger;
+  };
+  const out = process.stdout;
+  out.write('TDA local stack starting...\n');
+  const stack = await startLocalStack({ env, loggerFor });
+  out.write(
+    [
+      ...stack.description.map((line) => `  ${line}`),
+      `  API       ${stack.url}   (docs ${stack.url}/docs, OpenAPI ${stack.url}/openapi.json)`,
+      `  token     ${stack.token}   (also in ${join(stack.dataDir, 'local-api.json')}; the CLI reads it)`,
+      `  logs      ${logFile}`,
+      `  CLI       npx tda list | npx tda run market_charts_v1 --symbol ETH-USDT --watch`,
+      '',
+    ].join('\n'),
+  );
+
+  const controller = new AbortController();
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      controller.abort();
+      out.write(`\nstopping (${reason})...\n`);
+      await stack.close();
+      destination.flushSync();
+      out.write('stopped\n');
+    })();
+    return stopping;
+  };
+  process.once('SIGINT', () => void stop('Ctrl-C'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+
+  if (config.TDA_DEMO) {
+    const final = await runDemo({
+      url: stack.url,
+      token: stack.token,
+      flowKey: config.TDA_DEMO_FLOW,
+      symbol: config.TDA_DEMO_SYMBOL,
+      dataDir: stack.dataDir,
+      artifacts: stack.backends.artifacts,
+      out,
+      signal: controller.signal,
+    });
+    out.write(`\ndemo run finished: ${final.status}\n`);
+    if (final.status !== 'SUCCEEDED') process.exitCode = 1;
+    if (config.TDA_EXIT_AFTER_DEMO) {
+      await stop('TDA_EXIT_AFTER_DEMO');
+      return;
+    }
+  }
+  if (!controller.signal.aborted) out.write(`\nserving ${stack.url} — Ctrl-C to stop\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `local stack failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
