@@ -98,7 +98,9 @@ export default tseslint.config(
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: [],
+          // NX refuses every import of an application project; the local launcher composes the
+          // services on purpose. The service -> service ban is kept by the rule below.
+          allow: ['@tda/service-*'],
           depConstraints: productionConstraints,
         },
       ],
@@ -121,8 +123,26 @@ export default tseslint.config(
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: [],
+          allow: ['@tda/service-*'],
           depConstraints: testConstraints,
+        },
+      ],
+    },
+  },
+  {
+    // Services never import services (DESIGN.md §1); only the local launcher composes them.
+    files: ['services/**/*.ts'],
+    ignores: ['services/local-stack/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@tda/service-*'],
+              message: 'services never import other services; move shared code into a lib',
+            },
+          ],
         },
       ],
     },

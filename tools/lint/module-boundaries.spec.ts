@@ -58,6 +58,21 @@ describe('module boundaries (DESIGN.md §1)', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('forbids a service from importing another service', async () => {
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+    });
+    const [result] = await eslint.lintText(
+      "import { createOrchestratorApp } from '@tda/service-orchestrator';\nexport const x = createOrchestratorApp;\n",
+      { filePath: resolve(root, 'services/worker-chart-export/src/boundary-fixture.ts') },
+    );
+    expect(result?.messages.map((m) => m.message)).toEqual([
+      expect.stringMatching(/services never import other services/),
+    ]);
+  });
+
   it('allows an adapter to import the engine and contracts', async () => {
     const errors = await boundaryErrors(
       'libs/flow-store/src/boundary-fixture.ts',
