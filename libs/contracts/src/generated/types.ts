@@ -152,7 +152,7 @@ export interface ApiError {
   requestId?: string;
 }
 /**
- * The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit next to it under .../<stepId>/<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.
+ * The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.
  */
 export interface ChartsManifest {
   /**
