@@ -75,6 +75,26 @@ describe('decideFinalize', () => {
     });
   });
 
+  it('keeps diagnostic outputs of a FAILED step (seed 000: manifest of a partial failure)', () => {
+    const run = claimedRun();
+    const decision = decideFinalize(run, STEP, {
+      now: at(5),
+      owner: 'w1',
+      outcome: {
+        status: 'FAILED',
+        error: { code: 'INTERNAL_ERROR', message: 'only 0 of 1 charts rendered', retryable: false },
+        outputs: { outputsManifestGcsUri: 'gs://tda-artifacts/runs/r/1M/m.json' },
+      },
+    });
+    if (decision.kind !== 'finalize') throw new Error('finalize expected');
+    const after = applyPatch(run, decision.patch);
+    expect(after.steps[STEP]?.status).toBe('FAILED');
+    expect(after.steps[STEP]?.outputs.outputsManifestGcsUri).toBe(
+      'gs://tda-artifacts/runs/r/1M/m.json',
+    );
+    expect(after.steps[STEP]?.outputs.gcs_uri).toBeUndefined();
+  });
+
   it('finalizes CANCELLED with a default error', () => {
     const decision = decideFinalize(claimedRun(), STEP, {
       now: at(5),

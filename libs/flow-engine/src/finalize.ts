@@ -13,7 +13,16 @@ export type FinalizeOutcome =
       outputs?: Omit<StepOutputs, 'execution' | 'gcs_uri'>;
       execution?: StepExecution;
     }
-  | { status: 'FAILED'; error: ErrorInfo; execution?: StepExecution }
+  | {
+      status: 'FAILED';
+      error: ErrorInfo;
+      /**
+       * Diagnostic outputs a failed step still produced, e.g. the charts manifest of a partial
+       * failure (seed 000: outputsManifestGcsUri is set even when the step fails).
+       */
+      outputs?: Omit<StepOutputs, 'execution' | 'gcs_uri'>;
+      execution?: StepExecution;
+    }
   | { status: 'CANCELLED'; error?: ErrorInfo; execution?: StepExecution };
 
 export interface FinalizeOptions {
@@ -54,6 +63,20 @@ function assertFieldNames(where: string, value: Readonly<Record<string, unknown>
  * claim's timing.startedAt survives, with timing.finishedAt and durationMs filled in. An
  * expired lease that nobody took over is still ours: expiry only allows a reclaim.
  */
+/** Output fields merged key by key; gcs_uri and execution have their own rules. */
+function addOutputs(
+  patch: Record<string, unknown>,
+  at: (field: string) => string,
+  outputs: Record<string, unknown> | undefined,
+): void {
+  if (outputs === undefined) return;
+  assertFieldNames('outputs', outputs);
+  for (const [key, value] of Object.entries(outputs)) {
+    if (key === 'execution' || key === 'gcs_uri' || value === undefined) continue;
+    patch[at(`outputs.${key}`)] = value;
+  }
+}
+
 export function decideFinalize(
   run: FlowRun,
   stepId: string,
@@ -91,16 +114,11 @@ export function decideFinalize(
   switch (outcome.status) {
     case 'SUCCEEDED':
       if (outcome.gcsUri !== undefined) patch[at('outputs.gcs_uri')] = outcome.gcsUri;
-      if (outcome.outputs !== undefined) {
-        assertFieldNames('outputs', outcome.outputs);
-        for (const [key, value] of Object.entries(outcome.outputs)) {
-          if (key === 'execution' || key === 'gcs_uri' || value === undefined) continue;
-          patch[at(`outputs.${key}`)] = value;
-        }
-      }
+      addOutputs(patch, at, outcome.outputs);
       if (step.error !== undefined) patch[at('error')] = FIELD_DELETE;
       break;
     case 'FAILED':
+      addOutputs(patch, at, outcome.outputs);
       patch[at('error')] = outcome.error;
       break;
     case 'CANCELLED':

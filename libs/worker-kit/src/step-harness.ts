@@ -833,16 +833,17 @@ export class StepHarness {
       artifact: { ...primary },
       ...result.execution,
     };
+    const outputs: Record<string, unknown> = { ...result.outputs };
+    delete outputs['execution'];
+    delete outputs['gcs_uri'];
     if (result.failure !== undefined) {
       return {
         status: 'FAILED',
         error: errorInfo(result.failure.code, result.failure.message, result.failure.details),
+        outputs,
         execution,
       };
     }
-    const outputs: Record<string, unknown> = { ...result.outputs };
-    delete outputs['execution'];
-    delete outputs['gcs_uri'];
     return { status: 'SUCCEEDED', gcsUri: result.primaryUri, outputs, execution };
   }
 

@@ -119,7 +119,8 @@ describe('CHART_EXPORT through the step harness', () => {
       message: 'only 1 of 2 charts rendered (minImages=2)',
       details: { outputsManifestGcsUri: manifestUri, rendered: 1, requested: 2, minImages: 2 },
     });
-    // The harness records the written primary artifact of a FAILED step too.
+    // Seed 000: the manifest is referenced from outputs even though the step failed.
+    expect(step.outputs.outputsManifestGcsUri).toBe(manifestUri);
     expect(step.outputs.execution?.artifact?.gcs_uri).toBe(manifestUri);
     expect(manifest).toMatchObject({
       status: 'FAILED',
