@@ -26,6 +26,12 @@ export const LOG_EVENTS = [
   'step_failed',
   'step_finalize_conflict',
   'step_heartbeat',
+  'step_noop',
+  'step_message_invalid',
+  'step_retry',
+  'step_recovered',
+  'step_cancelled',
+  'step_event_publish_failed',
   'lease_lost',
   // orchestration
   'run_created',

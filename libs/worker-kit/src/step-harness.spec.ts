@@ -388,7 +388,7 @@ describe('StepHarness — duplicates and ordering (seed 002 scenario A)', () => 
       const outcome = await f.harness.handleStepReady(f.message(stepId), first);
       expect(outcome).toEqual({ action: 'ack', kind: 'noop', reason });
       expectNoSideEffects(f);
-      expect(f.log.withEvent('cloud_event_noop')[0]).toMatchObject({ reason });
+      expect(f.log.withEvent('step_noop')[0]).toMatchObject({ reason });
     },
   );
 
@@ -490,7 +490,7 @@ describe('StepHarness — handler failures', () => {
     expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED', tries: 3, attempt: 1 });
     expect(handler.executions).toBe(3);
     expect(f.store.statusWrites(OHLCV)).toEqual(['RUNNING', 'SUCCEEDED']);
-    expect(f.log.withEvent('step_failed').filter((r) => r['willRetry'] === true)).toHaveLength(2);
+    expect(f.log.withEvent('step_retry').filter((r) => r['willRetry'] === true)).toHaveLength(2);
   });
 
   it('a retryable StepError on every try → FAILED with that code after handlerMaxTries', async () => {
@@ -834,7 +834,7 @@ describe('StepHarness — recovery (seed 002 split-brain)', () => {
       expect(f.stepEvents()).toEqual([
         expect.objectContaining({ status: 'SUCCEEDED', attempt: 1 }),
       ]);
-      expect(f.log.withEvent('step_succeeded')[0]).toMatchObject({ recoveredFromArtifact: true });
+      expect(f.log.withEvent('step_recovered')[0]).toMatchObject({ recoveredFromArtifact: true });
     },
   );
 
@@ -999,9 +999,9 @@ describe('StepHarness — redelivery bound and infrastructure errors', () => {
     expect(outcome).toMatchObject({ kind: 'executed', stepEventPublished: false });
     expect((await f.step(OHLCV)).status).toBe('SUCCEEDED');
     await expectEventually(() => {
-      expect(f.log.records.some((r) => r.event === 'message_published' && r['ok'] === false)).toBe(
-        true,
-      );
+      expect(
+        f.log.records.some((r) => r.event === 'step_event_publish_failed' && r['ok'] === false),
+      ).toBe(true);
     });
   });
 });

@@ -228,7 +228,7 @@ export class StepHarness {
     // A stepId that cannot be a Firestore field-path segment / object name: the run is broken
     // (FLOW_RUN_INVALID, seed 001) and nothing can be patched under that id.
     if (typeof stepId === 'string' && !isStorageSafeStepId(stepId)) {
-      this.log('warn', 'cloud_event_ignored', {
+      this.log('warn', 'step_message_invalid', {
         reason: 'unsafe_step_id',
         errorCode: 'FLOW_RUN_INVALID',
         stepId: sanitizeForLog(stepId, { maxStringLength: 64 }),
@@ -241,7 +241,7 @@ export class StepHarness {
         issues: sanitizeForLog(issues),
       };
     }
-    this.log('warn', 'cloud_event_ignored', {
+    this.log('warn', 'step_message_invalid', {
       reason: 'invalid_message',
       issues: sanitizeForLog(issues),
     });
@@ -325,7 +325,7 @@ export class StepHarness {
 
     switch (decision.kind) {
       case 'invalid':
-        this.log('warn', 'cloud_event_ignored', {
+        this.log('warn', 'step_message_invalid', {
           reason: 'unsafe_step_id',
           errorCode: decision.error.code,
         });
@@ -729,7 +729,7 @@ export class StepHarness {
         // Only retry when the next try can still start before the deadline.
         if (this.clock().getTime() + delayMs < deadline.getTime()) {
           this.metrics?.handlerRetries?.inc({ stepType: this.stepType, code: error.code });
-          this.log('warn', 'step_failed', {
+          this.log('warn', 'step_retry', {
             willRetry: true,
             errorCode: error.code,
             tries,
@@ -987,15 +987,19 @@ export class StepHarness {
       stepEventPublished: published,
     };
     if (final.status === 'SUCCEEDED') {
-      this.log('info', 'step_succeeded', fields);
+      this.log('info', final.kind === 'recovered' ? 'step_recovered' : 'step_succeeded', fields);
     } else {
-      this.log(final.status === 'CANCELLED' ? 'info' : 'warn', 'step_failed', {
-        ...fields,
-        errorCode: final.error?.code,
-        ...(final.cause === undefined || final.cause instanceof StepError
-          ? {}
-          : { error: describeError(final.cause) }),
-      });
+      this.log(
+        final.status === 'CANCELLED' ? 'info' : 'warn',
+        final.status === 'CANCELLED' ? 'step_cancelled' : 'step_failed',
+        {
+          ...fields,
+          errorCode: final.error?.code,
+          ...(final.cause === undefined || final.cause instanceof StepError
+            ? {}
+            : { error: describeError(final.cause) }),
+        },
+      );
     }
     return {
       action: 'ack',
@@ -1035,7 +1039,7 @@ export class StepHarness {
         return true;
       } catch (publishError) {
         if (tries >= this.policy.infraMaxTries) {
-          this.log('error', 'message_published', {
+          this.log('error', 'step_event_publish_failed', {
             ok: false,
             messageType: 'step_event',
             tries,
@@ -1094,7 +1098,7 @@ export class StepHarness {
     fields: Record<string, unknown> & { silent?: boolean } = {},
   ): HarnessOutcome {
     const { silent, ...rest } = fields;
-    if (silent !== true) this.log('info', 'cloud_event_noop', { reason, ...rest });
+    if (silent !== true) this.log('info', 'step_noop', { reason, ...rest });
     return { action: 'ack', kind: 'noop', reason };
   }
 
