@@ -7,7 +7,7 @@ export interface FirestoreClientOptions {
 }
 
 /**
- * Builds the Firestore client from explicit options (library code never reads process.env;
+ * Builds the Firestore client from explicit options (library code never reads the process environment;
  * services pass values from @tda/config). With an emulator host the connection is plaintext and
  * authenticated as the emulator's admin ("Bearer owner"); otherwise Application Default
  * Credentials are used.

@@ -50,7 +50,7 @@ export interface ChartExportWorkerHandle {
 }
 
 export interface BootstrapChartExportWorkerOptions {
-  /** Environment to validate; default process.env (read by @tda/config only). */
+  /** Environment to validate; default the process environment (read by @tda/config only). */
   env?: EnvSource;
   logger?: Logger;
 }

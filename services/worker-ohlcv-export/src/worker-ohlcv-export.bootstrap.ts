@@ -50,7 +50,7 @@ export interface OhlcvExportWorkerHandle {
 }
 
 export interface BootstrapOhlcvExportWorkerOptions {
-  /** Environment to validate; default process.env (read by @tda/config only). */
+  /** Environment to validate; default the process environment (read by @tda/config only). */
   env?: EnvSource;
   /** Test hooks for the candle source (a recorded ccxt exchange, a clock). */
   overrides?: OhlcvExportOverrides;
