@@ -1,6 +1,6 @@
 import { createBackends, type Backends } from '@tda/backends';
 import type { EnvSource } from '@tda/config';
-import { createLogger, logEvent, type Logger } from '@tda/observability';
+import { createLogger, createMetrics, logEvent, type Logger } from '@tda/observability';
 import {
   createWorkerMicroservice,
   startHealthServer,
@@ -74,6 +74,7 @@ export async function bootstrapChartExportWorker(
   const handler = createChartExportHandler({
     maxChartImageBytes: config.TDA_MAX_CHART_IMAGE_BYTES,
   });
+  const metrics = createMetrics({ service: CHART_EXPORT_SERVICE });
   const backends = await createBackends(config);
   let worker: WorkerMicroservice;
   try {
@@ -84,6 +85,7 @@ export async function bootstrapChartExportWorker(
       artifacts: backends.artifacts,
       logger,
       prefix: config.TDA_PUBSUB_PREFIX,
+      metrics,
       policy: {
         artifactBucket: config.TDA_ARTIFACTS_BUCKET,
         artifactPrefix: config.TDA_ARTIFACTS_PREFIX,
@@ -95,7 +97,7 @@ export async function bootstrapChartExportWorker(
     await backends.close();
     throw error;
   }
-  const health = await startHealthServer({ port: config.PORT });
+  const health = await startHealthServer({ port: config.PORT, metrics });
   logEvent(logger, 'info', 'service_started', {
     port: health.port,
     backend: backends.describe(),

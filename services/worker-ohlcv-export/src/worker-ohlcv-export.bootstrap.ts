@@ -1,6 +1,6 @@
 import { createBackends, type Backends } from '@tda/backends';
 import type { EnvSource } from '@tda/config';
-import { createLogger, logEvent, type Logger } from '@tda/observability';
+import { createLogger, createMetrics, logEvent, type Logger } from '@tda/observability';
 import {
   createWorkerMicroservice,
   startHealthServer,
@@ -73,6 +73,7 @@ export async function bootstrapOhlcvExportWorker(
       projectId: config.GOOGLE_CLOUD_PROJECT,
     });
   const handler = await createOhlcvExportHandler(config, options.overrides);
+  const metrics = createMetrics({ service: OHLCV_EXPORT_SERVICE });
   const backends = await createBackends(config);
   let worker: WorkerMicroservice;
   try {
@@ -83,6 +84,7 @@ export async function bootstrapOhlcvExportWorker(
       artifacts: backends.artifacts,
       logger,
       prefix: config.TDA_PUBSUB_PREFIX,
+      metrics,
       policy: {
         artifactBucket: config.TDA_ARTIFACTS_BUCKET,
         artifactPrefix: config.TDA_ARTIFACTS_PREFIX,
@@ -94,7 +96,7 @@ export async function bootstrapOhlcvExportWorker(
     await backends.close();
     throw error;
   }
-  const health = await startHealthServer({ port: config.PORT });
+  const health = await startHealthServer({ port: config.PORT, metrics });
   logEvent(logger, 'info', 'service_started', {
     port: health.port,
     backend: backends.describe(),

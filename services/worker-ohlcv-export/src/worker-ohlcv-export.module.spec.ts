@@ -133,6 +133,10 @@ describe('bootstrapOhlcvExportWorker', () => {
     });
     const response = await fetch(`http://127.0.0.1:${handle.health.port}/healthz`);
     expect(response.status).toBe(200);
+    // Prometheus metrics of this service are served beside the health check.
+    const metrics = await fetch(`http://127.0.0.1:${handle.health.port}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('tda_step_claims_total');
     expect(log.withEvent('service_started')[0]).toMatchObject({
       marketData: 'bundled',
       incompleteBucketPolicy: 'marked',
