@@ -13,3 +13,6 @@ export * from './step-harness.registry';
 export * from './worker.module';
 export * from './worker-microservice.factory';
 export * from './health.server';
+export * from './step-worker.factory';
+export * from './worker-service';
+export * from './worker-main';

@@ -1,0 +1,61 @@
+import type { ArtifactStore } from '@tda/artifacts';
+import type { FlowRunStore } from '@tda/flow-store';
+import type { MessageBroker } from '@tda/messaging';
+import type { Logger } from '@tda/observability';
+import type { StepHarnessMetrics } from './harness-metrics';
+import type { StepHarnessPolicy } from './harness-policy';
+import type { StepHandler } from './step-handler';
+import { createWorkerMicroservice, type WorkerMicroservice } from './worker-microservice.factory';
+import { WorkerModule } from './worker.module';
+
+export interface StepWorkerOptions {
+  /** The one step type this worker serves; its step-ready subscription is consumed. */
+  handler: StepHandler;
+  store: FlowRunStore;
+  /** Consumed from (step-ready) and published to (step events). */
+  broker: MessageBroker;
+  artifacts: ArtifactStore;
+  logger: Logger;
+  /**
+   * Pub/Sub topology prefix (TDA_PUBSUB_PREFIX, default 'tda'). Also the default of
+   * `policy.topicPrefix`, so the step events go to the same topology the worker consumes from.
+   */
+  prefix?: string;
+  metrics?: StepHarnessMetrics;
+  /** Harness policy (artifact bucket/prefix, timeouts, ...); see DEFAULT_HARNESS_POLICY. */
+  policy?: Partial<StepHarnessPolicy>;
+  clock?: () => Date;
+  /** Lease owner identity; default `worker/<host>/<pid>/<random>`. */
+  owner?: string;
+  /** Concurrent deliveries (PubSubServer). Default 10. */
+  maxInFlight?: number;
+  /** close(): how long running handlers get before they are aborted. Default 8 s. */
+  drainTimeoutMs?: number;
+}
+
+/**
+ * A single-handler worker: WorkerModule.forRoot with one handler, as a Nest microservice consuming
+ * `stepReadySubscription(handler.stepType)`, not yet listening (call `app.listen()`). Every worker
+ * service is one of these; a service adds only its handler and its config.
+ */
+export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicroservice> {
+  // Everything but the transport settings is WorkerModule's (adapters, clock, owner, metrics).
+  const { handler, prefix, maxInFlight, drainTimeoutMs, policy, ...moduleOptions } = options;
+  const harnessPolicy = prefix === undefined ? policy : { topicPrefix: prefix, ...policy };
+  return createWorkerMicroservice(
+    WorkerModule.forRoot({
+      ...moduleOptions,
+      handlers: [handler],
+      stepTypes: [handler.stepType],
+      ...(harnessPolicy === undefined ? {} : { policy: harnessPolicy }),
+    }),
+    {
+      broker: options.broker,
+      stepTypes: [handler.stepType],
+      logger: options.logger,
+      ...(prefix === undefined ? {} : { prefix }),
+      ...(maxInFlight === undefined ? {} : { maxInFlight }),
+      ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
+    },
+  );
+}

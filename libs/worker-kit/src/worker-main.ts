@@ -1,0 +1,80 @@
+import { ConfigError } from '@tda/config';
+import { createLogger, describeError, logEvent, type Logger } from '@tda/observability';
+
+export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
+
+/** The part of `process` a worker's main uses; tests pass a fake. */
+export interface WorkerProcess {
+  once(signal: ShutdownSignal, listener: () => void): unknown;
+  exitCode?: number | string | null | undefined;
+}
+
+export interface RunWorkerMainOptions {
+  /** Service name of the fallback logger used when the boot itself fails. */
+  service: string;
+  /** Boots the service (e.g. bootstrapWorkerService); its logger reports the shutdown. */
+  boot: () => Promise<{ logger: Logger; close(): Promise<void> }>;
+  /** Signals and exit code; default the real `process`. */
+  process?: WorkerProcess;
+  /** Logger for a failed boot (no service logger exists yet); default createLogger({ service }). */
+  logger?: Logger;
+}
+
+export interface RunningWorkerMain {
+  /** What a signal does: close once (later calls return the same promise), then service_stopped. */
+  stop(signal: ShutdownSignal): Promise<void>;
+}
+
+/**
+ * A worker's main.ts: boot, then close once on SIGTERM (Cloud Run) or SIGINT. Never rejects:
+ * - invalid configuration → `config_invalid` (fatal, with the problems) and exit code 1;
+ * - any other boot failure → `service_failed` (fatal) and exit code 1;
+ * - a signal → `close()` once → `service_stopped`; a failed close → `service_failed`, exit code 1.
+ * The exit code is set rather than process.exit() called, so buffered log lines are written and
+ * the process ends when nothing is left to run. Resolves to undefined when the boot failed.
+ */
+export async function runWorkerMain(
+  options: RunWorkerMainOptions,
+): Promise<RunningWorkerMain | undefined> {
+  const proc: WorkerProcess = options.process ?? process;
+  let handle: Awaited<ReturnType<RunWorkerMainOptions['boot']>>;
+  try {
+    handle = await options.boot();
+  } catch (error) {
+    const logger = options.logger ?? createLogger({ service: options.service });
+    if (error instanceof ConfigError) {
+      logEvent(logger, 'fatal', 'config_invalid', { problems: error.problems }, error.message);
+    } else {
+      logEvent(
+        logger,
+        'fatal',
+        'service_failed',
+        { error: describeError(error) },
+        `${options.service} failed to start`,
+      );
+    }
+    proc.exitCode = 1;
+    return undefined;
+  }
+  const { logger } = handle;
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: ShutdownSignal): Promise<void> => {
+    stopping ??= handle.close().then(
+      () => logEvent(logger, 'info', 'service_stopped', { signal }),
+      (error: unknown) => {
+        logEvent(
+          logger,
+          'error',
+          'service_failed',
+          { signal, error: describeError(error) },
+          'shutdown failed',
+        );
+        proc.exitCode = 1;
+      },
+    );
+    return stopping;
+  };
+  proc.once('SIGTERM', () => void stop('SIGTERM'));
+  proc.once('SIGINT', () => void stop('SIGINT'));
+  return { stop };
+}

@@ -1,0 +1,177 @@
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createBackends, type Backends } from '@tda/backends';
+import { loadConfig, type EnvSource } from '@tda/config';
+import { makeFlowRun } from '@tda/flow-store/testing';
+import { BrokerPublisher } from '@tda/messaging';
+import { createMemoryLogger } from '@tda/observability';
+import { expectEventually } from '@tda/test-support';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { HarnessConfigError } from './harness-policy';
+import { memoryWorkerEnv, TestStepHandler } from './testing';
+import {
+  bootstrapWorkerService,
+  workerServiceEnv,
+  type BootstrapWorkerServiceOptions,
+} from './worker-service';
+
+const SERVICE = 'worker-test';
+const schema = z.object({ ...workerServiceEnv, TDA_GREETING: z.string().default('hello') });
+type TestConfig = z.infer<typeof schema>;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function configFor(env: EnvSource = {}): Promise<TestConfig> {
+  const memory = await memoryWorkerEnv();
+  cleanups.push(() => memory.cleanup());
+  return loadConfig(SERVICE, schema, { ...memory.env, ...env });
+}
+
+/** createBackends that counts how often the backends it built were created and closed. */
+function countingBackends() {
+  const counts = { created: 0, closed: 0 };
+  const factory = async (config: TestConfig): Promise<Backends> => {
+    const backends = await createBackends(config);
+    counts.created += 1;
+    return {
+      ...backends,
+      close: async () => {
+        counts.closed += 1;
+        await backends.close();
+      },
+    };
+  };
+  return { counts, factory };
+}
+
+function options(
+  config: TestConfig,
+  overrides: Partial<BootstrapWorkerServiceOptions<TestConfig, TestStepHandler>> = {},
+): BootstrapWorkerServiceOptions<TestConfig, TestStepHandler> & {
+  log: ReturnType<typeof createMemoryLogger>;
+} {
+  const log = createMemoryLogger();
+  return {
+    service: SERVICE,
+    config,
+    logger: log.logger,
+    createHandler: () => new TestStepHandler('OHLCV_EXPORT'),
+    drainTimeoutMs: 500,
+    log,
+    ...overrides,
+  };
+}
+
+describe('bootstrapWorkerService', () => {
+  it('boots in memory mode: consumes its step type with the config names, serves /healthz and /metrics, logs service_started', async () => {
+    const config = await configFor({
+      TDA_ARTIFACTS_BUCKET: 'bucket-y',
+      TDA_PUBSUB_PREFIX: 'tdy',
+      TDA_GREETING: 'hi',
+    });
+    const { counts, factory } = countingBackends();
+    const o = options(config, {
+      createBackends: factory,
+      startedFields: (c, handler) => ({ greeting: c.TDA_GREETING, handlerType: handler.stepType }),
+    });
+    const handle = await bootstrapWorkerService(o);
+    cleanups.push(() => handle.close());
+
+    const base = `http://127.0.0.1:${handle.health.port}`;
+    expect(handle.health.port).toBeGreaterThan(0);
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const started = o.log.withEvent('service_started');
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({
+      port: handle.health.port,
+      stepType: 'OHLCV_EXPORT',
+      greeting: 'hi',
+      handlerType: 'OHLCV_EXPORT',
+    });
+    expect(started[0]?.['backend']).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^backend: memory/)]),
+    );
+
+    // One step through the backends it built: prefix and artifact bucket come from the config.
+    const run = makeFlowRun();
+    await handle.backends.store.create(run);
+    await new BrokerPublisher({
+      publisher: handle.backends.broker,
+      prefix: 'tdy',
+    }).publishStepReady({
+      runId: run.runId,
+      stepId: 'ohlcv_export:1d',
+      stepType: 'OHLCV_EXPORT',
+      attempt: 0,
+      dispatchedAt: new Date().toISOString(),
+    });
+    await expectEventually(
+      async () => {
+        const step = (await handle.backends.store.get(run.runId))?.run.steps['ohlcv_export:1d'];
+        expect(step?.status).toBe('SUCCEEDED');
+      },
+      { timeoutMs: 10_000 },
+    );
+    const uri = `gs://bucket-y/runs/${run.runId}/1d/ohlcv_export:1d.json`;
+    expect(await handle.backends.artifacts.exists(uri)).toBe(true);
+    expect(handle.handler.executions).toBe(1);
+
+    // The service's metrics saw the claim.
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(
+      /tda_step_claims_total\{service="worker-test",step_type="OHLCV_EXPORT",result="claimed"\} 1/,
+    );
+
+    const closing = handle.close();
+    expect(handle.close()).toBe(closing);
+    await closing;
+    expect(counts).toEqual({ created: 1, closed: 1 });
+    expect(o.log.withEvent('transport_stopped')).toHaveLength(1);
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
+
+  it('builds the handler before opening any backend: a failing createHandler opens nothing', async () => {
+    const { counts, factory } = countingBackends();
+    const o = options(await configFor(), {
+      createBackends: factory,
+      createHandler: () => Promise.reject(new Error('font missing')),
+    });
+    await expect(bootstrapWorkerService(o)).rejects.toThrow('font missing');
+    expect(counts).toEqual({ created: 0, closed: 0 });
+    expect(o.log.withEvent('service_started')).toHaveLength(0);
+  });
+
+  it('closes the backends when the microservice refuses to start', async () => {
+    const { counts, factory } = countingBackends();
+    const o = options(await configFor(), {
+      createBackends: factory,
+      // heartbeat slower than the lease: refused while the module initialises
+      policy: { leaseMs: 1_000, heartbeatMs: 5_000 },
+    });
+    await expect(bootstrapWorkerService(o)).rejects.toBeInstanceOf(HarnessConfigError);
+    expect(counts).toEqual({ created: 1, closed: 1 });
+    expect(o.log.withEvent('service_started')).toHaveLength(0);
+  });
+
+  it('closes the listening worker and the backends when the health port is taken', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const { port } = taken.address() as AddressInfo;
+    const { counts, factory } = countingBackends();
+    const o = options(await configFor({ PORT: String(port) }), { createBackends: factory });
+    await expect(bootstrapWorkerService(o)).rejects.toThrow(/EADDRINUSE/);
+    expect(counts).toEqual({ created: 1, closed: 1 });
+    expect(o.log.withEvent('transport_started')).toHaveLength(1);
+    expect(o.log.withEvent('transport_stopped')).toHaveLength(1);
+    expect(o.log.withEvent('service_started')).toHaveLength(0);
+  });
+});

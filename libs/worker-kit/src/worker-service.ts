@@ -1,0 +1,187 @@
+import { backendEnv, createBackends, type BackendConfig, type Backends } from '@tda/backends';
+import {
+  createLogger,
+  createMetrics,
+  describeError,
+  logEvent,
+  type Logger,
+  type TdaMetrics,
+} from '@tda/observability';
+import { z } from 'zod';
+import type { StepHarnessPolicy } from './harness-policy';
+import { startHealthServer, type HealthServer } from './health.server';
+import type { StepHandler } from './step-handler';
+import { createStepWorker } from './step-worker.factory';
+import type { WorkerMicroservice } from './worker-microservice.factory';
+
+/**
+ * Env fields every worker service reads: the shared backend env plus its port and log level.
+ * A worker's config.ts spreads these into its own single zod schema (with refineGoogleBackend).
+ */
+export const workerServiceEnv = {
+  ...backendEnv,
+  /** /healthz and /metrics (Cloud Run needs a listening port even for a pull-only worker). */
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+} as const;
+
+/** The worker env alone (tests, tools); a service extends workerServiceEnv in its own schema. */
+export const workerServiceConfigSchema = z.object(workerServiceEnv);
+
+/** What bootstrapWorkerService reads of a worker's config: BackendConfig + PORT + TDA_LOG_LEVEL. */
+export type WorkerServiceConfig = z.infer<typeof workerServiceConfigSchema>;
+
+export interface StepWorkerSettings {
+  prefix: string;
+  policy: Pick<StepHarnessPolicy, 'artifactBucket' | 'artifactPrefix' | 'topicPrefix'>;
+}
+
+/**
+ * The createStepWorker options a backend config decides: the Pub/Sub prefix and the artifact
+ * names. Spread into createStepWorker({...}) by launchers that compose workers themselves.
+ */
+export function stepWorkerSettings(
+  config: Pick<
+    BackendConfig,
+    'TDA_ARTIFACTS_BUCKET' | 'TDA_ARTIFACTS_PREFIX' | 'TDA_PUBSUB_PREFIX'
+  >,
+): StepWorkerSettings {
+  return {
+    prefix: config.TDA_PUBSUB_PREFIX,
+    policy: {
+      artifactBucket: config.TDA_ARTIFACTS_BUCKET,
+      artifactPrefix: config.TDA_ARTIFACTS_PREFIX,
+      topicPrefix: config.TDA_PUBSUB_PREFIX,
+    },
+  };
+}
+
+export interface BootstrapWorkerServiceOptions<
+  C extends WorkerServiceConfig,
+  H extends StepHandler = StepHandler,
+> {
+  /** Service name: logger serviceContext, metrics label, log messages. */
+  service: string;
+  /** Already validated (the service's loadConfig): a ConfigError belongs to the caller. */
+  config: C;
+  /** Default: a Cloud Logging JSON logger at TDA_LOG_LEVEL. */
+  logger?: Logger;
+  /** Runs before any backend is opened, so a handler that cannot be built fails the boot cheaply. */
+  createHandler: (config: C) => H | Promise<H>;
+  /** Service-specific fields of the service_started line (no secrets). */
+  startedFields?: (config: C, handler: H) => Record<string, unknown>;
+  /** Harness policy over the one the config decides (e.g. a longer step timeout). */
+  policy?: Partial<StepHarnessPolicy>;
+  maxInFlight?: number;
+  drainTimeoutMs?: number;
+  /** How the adapters are built; default @tda/backends createBackends (tests count closes). */
+  createBackends?: (config: C) => Promise<Backends>;
+}
+
+export interface WorkerServiceHandle<
+  C extends WorkerServiceConfig = WorkerServiceConfig,
+  H extends StepHandler = StepHandler,
+> {
+  config: C;
+  logger: Logger;
+  handler: H;
+  metrics: TdaMetrics;
+  backends: Backends;
+  worker: WorkerMicroservice;
+  health: HealthServer;
+  /**
+   * Drains the transport and aborts what still runs, closes the adapters, then the health port.
+   * Every step is attempted; the first failure is rethrown. Calling it again returns the same
+   * promise.
+   */
+  close(): Promise<void>;
+}
+
+/** Runs every step even when one fails, then throws the first failure. */
+async function closeAll(steps: readonly (() => Promise<void>)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}
+
+/**
+ * The standalone boot of a worker service (its main.ts): logger → handler → metrics → backends
+ * for TDA_BACKEND → a single-handler worker consuming its step-ready subscription → /healthz and
+ * /metrics on PORT → `service_started` (port, backend description, startedFields). Anything that
+ * fails after the backends were opened closes what was already started (worker, backends) before
+ * the error is rethrown, so a failed boot leaves no client or port behind.
+ */
+export async function bootstrapWorkerService<
+  C extends WorkerServiceConfig,
+  H extends StepHandler = StepHandler,
+>(options: BootstrapWorkerServiceOptions<C, H>): Promise<WorkerServiceHandle<C, H>> {
+  const { service, config } = options;
+  const logger =
+    options.logger ??
+    createLogger({
+      service,
+      level: config.TDA_LOG_LEVEL,
+      projectId: config.GOOGLE_CLOUD_PROJECT,
+    });
+  const handler = await options.createHandler(config);
+  const metrics = createMetrics({ service });
+  const backends = await (options.createBackends ?? createBackends)(config);
+  // What to undo, newest first, if a later boot step fails.
+  const undo: (() => Promise<void>)[] = [() => backends.close()];
+  let worker: WorkerMicroservice;
+  let health: HealthServer;
+  try {
+    const settings = stepWorkerSettings(config);
+    worker = await createStepWorker({
+      handler,
+      store: backends.store,
+      broker: backends.broker,
+      artifacts: backends.artifacts,
+      logger,
+      metrics,
+      prefix: settings.prefix,
+      policy: { ...settings.policy, ...options.policy },
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
+    });
+    const { app } = worker;
+    undo.unshift(() => app.close());
+    await app.listen();
+    health = await startHealthServer({ port: config.PORT, metrics });
+  } catch (error) {
+    await closeAll(undo).catch((cleanupError: unknown) => {
+      logger.warn({ error: describeError(cleanupError) }, 'cleanup after a failed boot failed');
+    });
+    throw error;
+  }
+  logEvent(logger, 'info', 'service_started', {
+    port: health.port,
+    backend: backends.describe(),
+    stepType: handler.stepType,
+    ...options.startedFields?.(config, handler),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    logger,
+    handler,
+    metrics,
+    backends,
+    worker,
+    health,
+    close: () => {
+      closing ??= closeAll([
+        () => worker.app.close(),
+        () => backends.close(),
+        () => health.close(),
+      ]);
+      return closing;
+    },
+  };
+}
