@@ -1,6 +1,6 @@
-import { backendEnv } from '@tda/backends';
 import { DEFAULT_MAX_CHART_IMAGE_BYTES } from '@tda/charts';
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
 export const CHART_EXPORT_SERVICE = 'worker-chart-export';
@@ -11,8 +11,8 @@ export const CHART_EXPORT_SERVICE = 'worker-chart-export';
  */
 export const chartExportConfigSchema = z
   .object({
-    ...backendEnv,
-    PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+    /** Backend env, PORT (/healthz, /metrics) and TDA_LOG_LEVEL, shared by every worker. */
+    ...workerServiceEnv,
     /**
      * Per-image PNG limit (default: seed 002 maxChartImageBytes, 256 KB). Over it the renderer retries smaller and finally lists the chart under
      * failures[]. Raising it above the LLM step's limit only moves the rejection downstream.
@@ -23,7 +23,6 @@ export const chartExportConfigSchema = z
       .min(16 * 1024)
       .max(8 * 1024 * 1024)
       .default(DEFAULT_MAX_CHART_IMAGE_BYTES),
-    TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
   })
   .superRefine(refineGoogleBackend);
 

@@ -1,13 +1,11 @@
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import { validate } from '@tda/contracts';
 import { InMemoryFlowRunStore } from '@tda/flow-store';
 import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
+import { memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChartExportHandler } from './chart-export.factory';
 import { CHARTS_STEP_ID, FIXTURE_NOW, ohlcvExport, runWithChartsReady } from './testing';
@@ -21,7 +19,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('WorkerChartExportModule on in-memory adapters', () => {
+describe('createChartExportWorker on in-memory adapters', () => {
   it('turns a step-ready message into a SUCCEEDED charts step with manifest and PNG', async () => {
     const broker = new InMemoryBroker({ timeScale: 0.01 });
     broker.applyTopology(buildTopology());
@@ -76,31 +74,22 @@ describe('WorkerChartExportModule on in-memory adapters', () => {
 });
 
 describe('bootstrapChartExportWorker', () => {
-  it('boots from an env in memory mode, serves /healthz and closes cleanly', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tda-charts-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  it('boots from an env in memory mode with the configured image limit', async () => {
+    const memory = await memoryWorkerEnv({ TDA_MAX_CHART_IMAGE_BYTES: '200000' });
+    cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
     const handle = await bootstrapChartExportWorker({
-      env: {
-        TDA_BACKEND: 'memory',
-        PORT: '0',
-        TDA_DATA_DIR: dataDir,
-        TDA_MAX_CHART_IMAGE_BYTES: '200000',
-      },
+      env: memory.env,
       logger: log.logger,
     });
-    let closed = false;
-    cleanups.push(async () => {
-      if (!closed) await handle.close();
-    });
-    const response = await fetch(`http://127.0.0.1:${handle.health.port}/healthz`);
-    expect(response.status).toBe(200);
+    cleanups.push(() => handle.close());
+    // worker-kit's bootstrapWorkerService tests /healthz, /metrics and close(); here: the service part.
+    expect(handle.handler.renderer.maxImageBytes).toBe(200_000);
     expect(log.withEvent('service_started')[0]).toMatchObject({
+      stepType: 'CHART_EXPORT',
       chartTemplates: ['ctpl_default_v1', 'ctpl_macd_v1', 'ctpl_price_ema_v1', 'ctpl_rsi_v1'],
       maxChartImageBytes: 200_000,
     });
-    await handle.close();
-    closed = true;
   });
 
   it('refuses to boot on a bad environment', async () => {

@@ -1,5 +1,5 @@
-import { backendEnv } from '@tda/backends';
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
 export const OHLCV_EXPORT_SERVICE = 'worker-ohlcv-export';
@@ -10,8 +10,8 @@ export const OHLCV_EXPORT_SERVICE = 'worker-ohlcv-export';
  */
 export const ohlcvExportConfigSchema = z
   .object({
-    ...backendEnv,
-    PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+    /** Backend env, PORT (/healthz, /metrics) and TDA_LOG_LEVEL, shared by every worker. */
+    ...workerServiceEnv,
     /** Where candles come from: the bundled real datasets (offline) or a live exchange. */
     TDA_MARKET_DATA: z.enum(['bundled', 'ccxt']).default('bundled'),
     /** ccxt exchange id when TDA_MARKET_DATA=ccxt (public endpoints only, no API keys). */
@@ -25,7 +25,6 @@ export const ohlcvExportConfigSchema = z
     TDA_MARKET_DATA_DIR: z.string().min(1).optional(),
     /** The still-forming last bucket: kept with complete=false ('marked') or left out. */
     TDA_OHLCV_INCOMPLETE_BUCKETS: z.enum(['marked', 'dropped']).default('marked'),
-    TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
   })
   .superRefine(refineGoogleBackend);
 

@@ -1,7 +1,4 @@
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import { validate, type FlowRun } from '@tda/contracts';
 import { advance, applyPatch, createRun } from '@tda/flow-engine';
@@ -11,6 +8,7 @@ import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { BundledCandleSource } from '@tda/market-data';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
+import { memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OhlcvExportHandler } from './ohlcv-export.handler';
 import {
@@ -70,7 +68,7 @@ async function startWorker() {
   return { store, artifacts, dispatch };
 }
 
-describe('WorkerOhlcvExportModule on in-memory adapters', () => {
+describe('createOhlcvExportWorker on in-memory adapters', () => {
   it('executes a step-ready message into a SUCCEEDED step with a valid artifact', async () => {
     const { store, artifacts, dispatch } = await startWorker();
     const run = readyRun('BTC/USDT');
@@ -119,30 +117,22 @@ describe('WorkerOhlcvExportModule on in-memory adapters', () => {
 });
 
 describe('bootstrapOhlcvExportWorker', () => {
-  it('boots from an env in memory mode, serves /healthz and closes cleanly', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tda-ohlcv-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  it('boots from an env in memory mode with the configured candle source', async () => {
+    const memory = await memoryWorkerEnv({ TDA_OHLCV_INCOMPLETE_BUCKETS: 'dropped' });
+    cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
     const handle = await bootstrapOhlcvExportWorker({
-      env: { TDA_BACKEND: 'memory', PORT: '0', TDA_DATA_DIR: dataDir },
+      env: memory.env,
       logger: log.logger,
     });
-    let closed = false;
-    cleanups.push(async () => {
-      if (!closed) await handle.close();
-    });
-    const response = await fetch(`http://127.0.0.1:${handle.health.port}/healthz`);
-    expect(response.status).toBe(200);
-    // Prometheus metrics of this service are served beside the health check.
-    const metrics = await fetch(`http://127.0.0.1:${handle.health.port}/metrics`);
-    expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain('tda_step_claims_total');
+    cleanups.push(() => handle.close());
+    // worker-kit's bootstrapWorkerService tests /healthz, /metrics and close(); here: the service part.
+    expect(handle.handler).toBeInstanceOf(OhlcvExportHandler);
     expect(log.withEvent('service_started')[0]).toMatchObject({
+      stepType: 'OHLCV_EXPORT',
       marketData: 'bundled',
-      incompleteBucketPolicy: 'marked',
+      incompleteBucketPolicy: 'dropped',
     });
-    await handle.close();
-    closed = true;
   });
 
   it('refuses to boot on a bad environment', async () => {
