@@ -1,4 +1,5 @@
 import { backendEnv, createBackends, type BackendConfig, type Backends } from '@tda/backends';
+import type { EnvSource } from '@tda/config';
 import {
   createLogger,
   createMetrics,
@@ -30,6 +31,13 @@ export const workerServiceConfigSchema = z.object(workerServiceEnv);
 
 /** What bootstrapWorkerService reads of a worker's config: BackendConfig + PORT + TDA_LOG_LEVEL. */
 export type WorkerServiceConfig = z.infer<typeof workerServiceConfigSchema>;
+
+/** What a worker's `bootstrap...()` takes: the env to validate and, in tests, a logger. */
+export interface WorkerBootOptions {
+  /** Environment to validate; default the process environment (read by @tda/config only). */
+  env?: EnvSource;
+  logger?: Logger;
+}
 
 export interface StepWorkerSettings {
   prefix: string;
@@ -65,7 +73,7 @@ export interface BootstrapWorkerServiceOptions<
   /** Already validated (the service's loadConfig): a ConfigError belongs to the caller. */
   config: C;
   /** Default: a Cloud Logging JSON logger at TDA_LOG_LEVEL. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Runs before any backend is opened, so a handler that cannot be built fails the boot cheaply. */
   createHandler: (config: C) => H | Promise<H>;
   /** Service-specific fields of the service_started line (no secrets). */

@@ -1,9 +1,8 @@
-import type { EnvSource } from '@tda/config';
-import type { Logger } from '@tda/observability';
 import {
   bootstrapWorkerService,
   createStepWorker,
   type StepWorkerOptions,
+  type WorkerBootOptions,
   type WorkerMicroservice,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
@@ -13,23 +12,14 @@ import { CHART_EXPORT_SERVICE, loadChartExportConfig, type ChartExportConfig } f
 
 export type CreateChartExportWorkerOptions = StepWorkerOptions & { handler: ChartExportHandler };
 
-/**
- * The worker with adapters given (the local launcher): worker-kit's createStepWorker, typed to
- * this service's handler. Not yet listening (call `app.listen()`).
- */
-export function createChartExportWorker(
+/** createStepWorker typed to this handler (the local launcher composes the workers with it). */
+export const createChartExportWorker: (
   options: CreateChartExportWorkerOptions,
-): Promise<WorkerMicroservice> {
-  return createStepWorker(options);
-}
+) => Promise<WorkerMicroservice> = createStepWorker;
 
 export type ChartExportWorkerHandle = WorkerServiceHandle<ChartExportConfig, ChartExportHandler>;
 
-export interface BootstrapChartExportWorkerOptions {
-  /** Environment to validate; default the process environment (read by @tda/config only). */
-  env?: EnvSource;
-  logger?: Logger;
-}
+export type BootstrapChartExportWorkerOptions = WorkerBootOptions;
 
 /**
  * Standalone boot (main.ts): config → worker-kit's bootstrapWorkerService with the chart handler
@@ -42,7 +32,7 @@ export async function bootstrapChartExportWorker(
   return bootstrapWorkerService({
     service: CHART_EXPORT_SERVICE,
     config,
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    logger: options.logger,
     createHandler: (c) =>
       createChartExportHandler({ maxChartImageBytes: c.TDA_MAX_CHART_IMAGE_BYTES }),
     startedFields: (_c, handler) => ({

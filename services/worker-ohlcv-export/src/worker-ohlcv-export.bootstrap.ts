@@ -1,9 +1,8 @@
-import type { EnvSource } from '@tda/config';
-import type { Logger } from '@tda/observability';
 import {
   bootstrapWorkerService,
   createStepWorker,
   type StepWorkerOptions,
+  type WorkerBootOptions,
   type WorkerMicroservice,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
@@ -13,24 +12,16 @@ import type { OhlcvExportHandler } from './ohlcv-export.handler';
 
 export type CreateOhlcvExportWorkerOptions = StepWorkerOptions & { handler: OhlcvExportHandler };
 
-/**
- * The worker with adapters given (the local launcher): worker-kit's createStepWorker, typed to
- * this service's handler. Not yet listening (call `app.listen()`).
- */
-export function createOhlcvExportWorker(
+/** createStepWorker typed to this handler (the local launcher composes the workers with it). */
+export const createOhlcvExportWorker: (
   options: CreateOhlcvExportWorkerOptions,
-): Promise<WorkerMicroservice> {
-  return createStepWorker(options);
-}
+) => Promise<WorkerMicroservice> = createStepWorker;
 
 export type OhlcvExportWorkerHandle = WorkerServiceHandle<OhlcvExportConfig, OhlcvExportHandler>;
 
-export interface BootstrapOhlcvExportWorkerOptions {
-  /** Environment to validate; default the process environment (read by @tda/config only). */
-  env?: EnvSource;
+export interface BootstrapOhlcvExportWorkerOptions extends WorkerBootOptions {
   /** Test hooks for the candle source (a recorded ccxt exchange, a clock). */
   overrides?: OhlcvExportOverrides;
-  logger?: Logger;
 }
 
 /**
@@ -44,7 +35,7 @@ export async function bootstrapOhlcvExportWorker(
   return bootstrapWorkerService({
     service: OHLCV_EXPORT_SERVICE,
     config,
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    logger: options.logger,
     createHandler: (c) => createOhlcvExportHandler(c, options.overrides),
     startedFields: (c) => ({
       marketData: c.TDA_MARKET_DATA === 'ccxt' ? `ccxt:${c.TDA_CCXT_EXCHANGE}` : 'bundled',
