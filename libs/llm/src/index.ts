@@ -1,1 +1,2 @@
 export * from './llm-client.port';
+export * from './gemini';
