@@ -1,1 +1,3 @@
 export * from './fake-gemini-server';
+export * from './prompt-registry.conformance';
+export * from './report-fixtures';

@@ -1,0 +1,247 @@
+import { type LlmProfile, type LlmSchema, validate } from '@tda/contracts';
+import type { LlmGenerationConfig, LlmProvider } from './llm-client.port';
+import { LlmProfileError, RegistryDocumentInvalidError } from './llm.errors';
+import {
+  checkReportSchemaInvariants,
+  computeSchemaSha256,
+  type OutputSchemaValidator,
+  OutputSchemaCompileError,
+  OutputSchemaValidatorCache,
+  parseReportSchemaId,
+} from './output-schema';
+import type { PromptRegistry } from './prompt-registry.port';
+
+/** The only response MIME type an LLM_REPORT accepts (seed 002: no markdown-only fallback). */
+export const REPORT_RESPONSE_MIME_TYPE = 'application/json';
+
+/** Model name prefix the Gemini/Vertex providers accept (decision, see README). */
+export const GEMINI_MODEL_PREFIX = 'gemini-';
+
+/** What the registry said about the schema the profile names. */
+export type SchemaLookupResult =
+  | { status: 'found'; schema: LlmSchema }
+  | { status: 'missing' }
+  | { status: 'invalid'; error: RegistryDocumentInvalidError };
+
+/** The request config the worker uses, exactly the profile's (no merging), plus the schema. */
+export interface EffectiveLlmConfig {
+  provider: LlmProvider;
+  model: string;
+  generationConfig: LlmGenerationConfig & {
+    responseMimeType: typeof REPORT_RESPONSE_MIME_TYPE;
+    responseJsonSchema: Record<string, unknown>;
+  };
+  schemaId: string;
+  /** N of llm_report_output_v{N}: the report's metadata.schemaVersion. */
+  schemaVersion: number;
+  /** Computed from the registry schema (canonical JSON, sorted keys). */
+  schemaSha256: string;
+  /** Compiled validator of the registry schema (cached by schemaSha256). */
+  validator: OutputSchemaValidator;
+  /**
+   * Set when the profile's informational structuredOutput.schemaSha256 differs from the computed
+   * one. Never a failure (seed 002); the caller logs it.
+   */
+  schemaSha256Mismatch?: { profile: string; registry: string };
+}
+
+export type LlmProfileValidation =
+  { ok: true; config: EffectiveLlmConfig } | { ok: false; error: LlmProfileError };
+
+export interface ValidateLlmProfileOptions {
+  /** The registry lookup of `structuredOutput.schemaId` (see llmProfileSchemaId). */
+  schema: SchemaLookupResult;
+  /** The provider of the client that will run the request (model name rule differs). */
+  provider: LlmProvider;
+  /** Shared validator cache; a private one when omitted. */
+  validators?: OutputSchemaValidatorCache;
+}
+
+function fail(
+  field: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): LlmProfileValidation {
+  return {
+    ok: false,
+    error: new LlmProfileError(field, `llmProfile.${field}: ${message}`, { field, ...details }),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `structuredOutput.schemaId` of a raw profile (what to look up), when it is a string. */
+export function llmProfileSchemaId(profile: unknown): string | undefined {
+  if (!isObject(profile) || !isObject(profile['structuredOutput'])) return undefined;
+  const schemaId = profile['structuredOutput']['schemaId'];
+  return typeof schemaId === 'string' ? schemaId : undefined;
+}
+
+function fieldOf(path: string): string {
+  const field = path.replace(/^\//, '').split('/').join('.');
+  return field === '' ? '(root)' : field;
+}
+
+/**
+ * seed 002 pre-flight checks of `steps.<id>.inputs.llm.llmProfile` for LLM_REPORT, before any
+ * model call. The profile is authoritative: nothing is merged from prompt or model defaults, and
+ * every rule failure is LLM_PROFILE_INVALID naming the field. Pure (the schema lookup is done by
+ * the caller or by resolveLlmProfile).
+ */
+export function validateLlmProfile(
+  profile: unknown,
+  options: ValidateLlmProfileOptions,
+): LlmProfileValidation {
+  const contract = validate.llmProfile(profile);
+  if (!contract.ok) {
+    const first = contract.issues[0];
+    const field = first === undefined ? '(root)' : fieldOf(first.path);
+    return fail(field, first?.message ?? 'does not match the llm_profile contract', {
+      issues: contract.issues.slice(0, 10).map((i) => ({ path: i.path, keyword: i.keyword })),
+    });
+  }
+  const p: LlmProfile = contract.value;
+
+  if (options.provider !== 'offline' && !p.modelName.startsWith(GEMINI_MODEL_PREFIX)) {
+    return fail(
+      'modelName',
+      `provider '${options.provider}' accepts only ${GEMINI_MODEL_PREFIX}* models`,
+      {
+        provider: options.provider,
+      },
+    );
+  }
+  if (p.candidateCount !== undefined && p.candidateCount !== 1) {
+    return fail('candidateCount', 'must be 1 for LLM_REPORT (single-candidate structured output)', {
+      value: p.candidateCount,
+    });
+  }
+  if (p.responseMimeType !== REPORT_RESPONSE_MIME_TYPE) {
+    return fail(
+      'responseMimeType',
+      `must be '${REPORT_RESPONSE_MIME_TYPE}' for LLM_REPORT (no markdown-only fallback)`,
+      p.responseMimeType === undefined ? {} : { value: p.responseMimeType },
+    );
+  }
+  // Decision: inline schemas are rejected for LLM_REPORT. A report records schemaId and
+  // schemaVersion (llm_report_output_v<N>); an inline schema has neither.
+  for (const inline of ['responseSchema', 'jsonSchema'] as const) {
+    if (p[inline] !== undefined) {
+      return fail(
+        inline,
+        'inline schemas are not supported for LLM_REPORT; use structuredOutput.schemaId',
+      );
+    }
+  }
+  if (p.structuredOutput === undefined) {
+    return fail('structuredOutput.schemaId', 'is required for LLM_REPORT');
+  }
+  const { schemaId } = p.structuredOutput;
+  const schemaVersion = parseReportSchemaId(schemaId);
+  if (schemaVersion === null) {
+    return fail(
+      'structuredOutput.schemaId',
+      `'${schemaId}' does not follow llm_report_output_v{N}`,
+    );
+  }
+
+  const lookup = options.schema;
+  if (lookup.status === 'missing') {
+    return fail('structuredOutput.schemaId', `schema '${schemaId}' does not exist in the registry`);
+  }
+  if (lookup.status === 'invalid') {
+    return fail('structuredOutput.schemaId', `registry schema '${schemaId}' is invalid`, {
+      issues: lookup.error.issues,
+    });
+  }
+  const schema = lookup.schema;
+  if (schema.schemaId !== schemaId) {
+    return fail('structuredOutput.schemaId', `registry returned schema '${schema.schemaId}'`);
+  }
+  if (schema.kind !== 'LLM_REPORT_OUTPUT') {
+    return fail(
+      'structuredOutput.schemaId',
+      `registry schema '${schemaId}' has kind ${schema.kind}, not LLM_REPORT_OUTPUT`,
+    );
+  }
+  const problems = checkReportSchemaInvariants(schema.jsonSchema);
+  if (problems.length > 0) {
+    return fail(
+      'structuredOutput.schemaId',
+      `registry schema '${schemaId}' breaks the minimal invariants: ${problems.join('; ')}`,
+      {
+        problems,
+      },
+    );
+  }
+  let validator: OutputSchemaValidator;
+  try {
+    validator = (options.validators ?? new OutputSchemaValidatorCache()).get(schema.jsonSchema);
+  } catch (error) {
+    if (!(error instanceof OutputSchemaCompileError)) throw error;
+    return fail(
+      'structuredOutput.schemaId',
+      `registry schema '${schemaId}' is unsupported: ${error.message}`,
+    );
+  }
+
+  const generationConfig: EffectiveLlmConfig['generationConfig'] = {
+    responseMimeType: REPORT_RESPONSE_MIME_TYPE,
+    responseJsonSchema: structuredClone(schema.jsonSchema),
+  };
+  if (p.temperature !== undefined) generationConfig.temperature = p.temperature;
+  if (p.topP !== undefined) generationConfig.topP = p.topP;
+  if (p.topK !== undefined) generationConfig.topK = p.topK;
+  if (p.maxOutputTokens !== undefined) generationConfig.maxOutputTokens = p.maxOutputTokens;
+  if (p.stopSequences !== undefined) generationConfig.stopSequences = [...p.stopSequences];
+  if (p.candidateCount !== undefined) generationConfig.candidateCount = p.candidateCount;
+  if (p.thinkingConfig !== undefined) generationConfig.thinkingConfig = { ...p.thinkingConfig };
+
+  const schemaSha256 = computeSchemaSha256(schema.jsonSchema);
+  const config: EffectiveLlmConfig = {
+    provider: options.provider,
+    model: p.modelName,
+    generationConfig,
+    schemaId,
+    schemaVersion,
+    schemaSha256,
+    validator,
+  };
+  const declared = p.structuredOutput.schemaSha256;
+  if (declared !== undefined && declared !== schemaSha256) {
+    config.schemaSha256Mismatch = { profile: declared, registry: schemaSha256 };
+  }
+  return { ok: true, config };
+}
+
+/**
+ * validateLlmProfile with the registry lookup done here: a missing schemaId or one off the
+ * llm_report_output_v{N} convention is rejected without a registry read.
+ */
+export async function resolveLlmProfile(
+  profile: unknown,
+  options: {
+    registry: PromptRegistry;
+    provider: LlmProvider;
+    validators?: OutputSchemaValidatorCache;
+  },
+): Promise<LlmProfileValidation> {
+  const schemaId = llmProfileSchemaId(profile);
+  let schema: SchemaLookupResult = { status: 'missing' };
+  if (schemaId !== undefined && parseReportSchemaId(schemaId) !== null) {
+    try {
+      const found = await options.registry.getSchema(schemaId);
+      schema = found === null ? { status: 'missing' } : { status: 'found', schema: found };
+    } catch (error) {
+      if (!(error instanceof RegistryDocumentInvalidError)) throw error;
+      schema = { status: 'invalid', error };
+    }
+  }
+  const base = { schema, provider: options.provider };
+  return validateLlmProfile(
+    profile,
+    options.validators === undefined ? base : { ...base, validators: options.validators },
+  );
+}

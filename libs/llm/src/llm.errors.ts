@@ -1,0 +1,83 @@
+import { ERROR_CODE_INFO, type ErrorCode } from '@tda/contracts';
+
+/**
+ * The error families of this library (besides LlmCallError, which belongs to the port). Each
+ * carries a contracts ErrorCode, so a worker turns it into `steps.<id>.error` without knowing
+ * where it came from, and `details` that are safe to persist: field names, ids, URIs, sizes,
+ * JSON Pointers and keywords — never prompt text, context payloads or model output.
+ */
+
+/** A registry document (llm_prompts / llm_schemas) that exists but breaks its contract. */
+export class RegistryDocumentInvalidError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable = false;
+
+  constructor(
+    readonly collection: 'prompts' | 'schemas',
+    readonly docId: string,
+    readonly issues: readonly { path: string; keyword: string }[],
+    reason: string,
+  ) {
+    super(
+      `${collection === 'prompts' ? 'llm_prompts' : 'llm_schemas'}/${docId} is invalid: ${reason}`,
+    );
+    this.name = 'RegistryDocumentInvalidError';
+    // seed 002: a missing/invalid schema is LLM_PROFILE_INVALID; a broken prompt is a bad input
+    // reference of the step (its promptId points to nothing usable).
+    this.code = collection === 'schemas' ? 'LLM_PROFILE_INVALID' : 'INVALID_STEP_INPUTS';
+  }
+
+  get details(): Record<string, unknown> {
+    return { collection: this.collection, docId: this.docId, issues: [...this.issues] };
+  }
+}
+
+/** seed 002 pre-flight: the step's llmProfile (or the schema it names) cannot be used. */
+export class LlmProfileError extends Error {
+  readonly code = 'LLM_PROFILE_INVALID' as const;
+  readonly retryable = ERROR_CODE_INFO.LLM_PROFILE_INVALID.retryable;
+
+  constructor(
+    /** The offending profile field, e.g. `candidateCount` or `structuredOutput.schemaId`. */
+    readonly field: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'LlmProfileError';
+  }
+}
+
+/** Which context artifact a ContextInputError is about. */
+export type ContextArtifactKind = 'ohlcv' | 'chartsManifest' | 'previousReport' | 'chart';
+
+/** A context artifact the prompt cannot be built from (not JSON, not a PNG, ...). */
+export class ContextInputError extends Error {
+  readonly code = 'INVALID_STEP_INPUTS' as const;
+  readonly retryable = false;
+
+  constructor(
+    message: string,
+    readonly details: {
+      artifact: ContextArtifactKind;
+      uri: string;
+      bytes: number;
+      [key: string]: unknown;
+    },
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** seed 002 hard limits: a JSON artifact over 64 KB or a chart image over 256 KB. */
+export class ContextLimitError extends ContextInputError {
+  constructor(artifact: ContextArtifactKind, uri: string, bytes: number, limitBytes: number) {
+    super(
+      `${artifact} artifact ${uri} is ${bytes} bytes, over the ${limitBytes}-byte limit for ${
+        artifact === 'chart' ? 'chart images' : 'JSON context artifacts'
+      }`,
+      { artifact, uri, bytes, limitBytes },
+    );
+  }
+}
