@@ -8,17 +8,9 @@ import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
-import {
-  createChartExportHandler,
-  createChartExportWorker,
-  loadChartExportConfig,
-} from '@tda/service-worker-chart-export';
-import {
-  createOhlcvExportHandler,
-  createOhlcvExportWorker,
-  loadOhlcvExportConfig,
-} from '@tda/service-worker-ohlcv-export';
-import type { WorkerMicroservice } from '@tda/worker-kit';
+import { createChartExportHandler, loadChartExportConfig } from '@tda/service-worker-chart-export';
+import { createOhlcvExportHandler, loadOhlcvExportConfig } from '@tda/service-worker-ohlcv-export';
+import { createStepWorker, stepWorkerSettings, type WorkerMicroservice } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 
 export interface LocalStack {
@@ -105,43 +97,31 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     });
     cleanups.push(() => orchestrator.close());
 
-    const workers: WorkerMicroservice[] = [];
+    // Each worker is built from its own config schema, exactly as its main.ts would.
     const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
-    workers.push(
-      await createOhlcvExportWorker({
-        handler: await createOhlcvExportHandler(ohlcvConfig),
-        store: backends.store,
-        broker: backends.broker,
-        artifacts: backends.artifacts,
-        logger: options.loggerFor('worker-ohlcv-export'),
-        prefix: ohlcvConfig.TDA_PUBSUB_PREFIX,
-        metrics,
-        policy: {
-          artifactBucket: ohlcvConfig.TDA_ARTIFACTS_BUCKET,
-          artifactPrefix: ohlcvConfig.TDA_ARTIFACTS_PREFIX,
-          topicPrefix: ohlcvConfig.TDA_PUBSUB_PREFIX,
-        },
-      }),
-    );
     const chartConfig = loadChartExportConfig(serviceEnv);
-    workers.push(
-      await createChartExportWorker({
+    const shared = {
+      store: backends.store,
+      broker: backends.broker,
+      artifacts: backends.artifacts,
+      metrics,
+    };
+    const workers: WorkerMicroservice[] = [
+      await createStepWorker({
+        ...shared,
+        handler: await createOhlcvExportHandler(ohlcvConfig),
+        logger: options.loggerFor('worker-ohlcv-export'),
+        ...stepWorkerSettings(ohlcvConfig),
+      }),
+      await createStepWorker({
+        ...shared,
         handler: createChartExportHandler({
           maxChartImageBytes: chartConfig.TDA_MAX_CHART_IMAGE_BYTES,
         }),
-        store: backends.store,
-        broker: backends.broker,
-        artifacts: backends.artifacts,
         logger: options.loggerFor('worker-chart-export'),
-        prefix: chartConfig.TDA_PUBSUB_PREFIX,
-        metrics,
-        policy: {
-          artifactBucket: chartConfig.TDA_ARTIFACTS_BUCKET,
-          artifactPrefix: chartConfig.TDA_ARTIFACTS_PREFIX,
-          topicPrefix: chartConfig.TDA_PUBSUB_PREFIX,
-        },
+        ...stepWorkerSettings(chartConfig),
       }),
-    );
+    ];
     for (const worker of workers) {
       cleanups.push(() => worker.app.close());
       await worker.app.listen();
