@@ -55,7 +55,10 @@ describe('default registry content', () => {
     const promptIds = new Set(DEFAULT_PROMPTS.map((p) => p.promptId));
     let reportSteps = 0;
     for (const { flowKey } of listFlows()) {
-      const specs = getFlow(flowKey).build({ symbol: 'BTC-USDT' });
+      const specs = getFlow(flowKey).build(
+        { symbol: 'BTC-USDT' },
+        { runId: '20260301-120000_BTC-USDT_abc123', createdAt: '2026-03-01T12:00:00Z' },
+      );
       for (const spec of Object.values(specs)) {
         if (spec.stepType !== 'LLM_REPORT') continue;
         reportSteps += 1;

@@ -9,3 +9,8 @@ export * from './firestore-prompt.registry';
 export * from './default-registry';
 export * from './seed-registry';
 export * from './llm-profile';
+export * from './prompt-assembly';
+export * from './time-budget';
+export * from './candidate-text';
+export * from './repair-prompt';
+export * from './structured-output.pipeline';

@@ -97,7 +97,14 @@ export function validateLlmProfile(
   const contract = validate.llmProfile(profile);
   if (!contract.ok) {
     const first = contract.issues[0];
-    const field = first === undefined ? '(root)' : fieldOf(first.path);
+    let field = first === undefined ? '(root)' : fieldOf(first.path);
+    // an unknown parameter: name the parameter itself rather than its parent object
+    const unknown =
+      first?.keyword === 'additionalProperties'
+        ? /unknown field '([^']+)'/.exec(first.message)
+        : null;
+    if (unknown?.[1] !== undefined)
+      field = field === '(root)' ? unknown[1] : `${field}.${unknown[1]}`;
     return fail(field, first?.message ?? 'does not match the llm_profile contract', {
       issues: contract.issues.slice(0, 10).map((i) => ({ path: i.path, keyword: i.keyword })),
     });

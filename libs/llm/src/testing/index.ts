@@ -1,3 +1,4 @@
 export * from './fake-gemini-server';
 export * from './prompt-registry.conformance';
 export * from './report-fixtures';
+export * from './scripted-llm.client';

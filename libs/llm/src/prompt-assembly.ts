@@ -1,0 +1,210 @@
+import type { LlmPrompt } from '@tda/contracts';
+import type { LlmPart, LlmStructuredContext } from './llm-client.port';
+import { type ContextArtifactKind, ContextInputError, ContextLimitError } from './llm.errors';
+
+/** seed 002 hard limits (bytes). */
+export const MAX_CONTEXT_BYTES_PER_JSON_ARTIFACT = 64 * 1024;
+export const MAX_CHART_IMAGE_BYTES = 256 * 1024;
+/** Chart descriptions are one line each in UserInput (the manifest allows 500 characters). */
+const MAX_DESCRIPTION_CHARS = 500;
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+const TIMEFRAME_NAMES: Readonly<Record<string, string>> = {
+  '1M': 'monthly',
+  '1w': 'weekly',
+  '1d': 'daily',
+  '4h': '4-hour',
+  '1h': 'hourly',
+};
+
+/** A JSON artifact as downloaded: its URI and its exact bytes (or text). */
+export interface JsonContextArtifact {
+  uri: string;
+  json: string | Uint8Array;
+}
+
+export interface ChartContextImage {
+  uri: string;
+  png: Uint8Array;
+  /** The chart's description, copied from the charts manifest item. */
+  description: string;
+  chartTemplateId?: string;
+}
+
+export interface PreviousReportContext extends JsonContextArtifact {
+  stepId: string;
+}
+
+export interface PromptAssemblyInput {
+  prompt: LlmPrompt;
+  identity: { runId: string; stepId: string; symbol: string; timeframe: string };
+  context: {
+    ohlcv: JsonContextArtifact;
+    chartsManifest: JsonContextArtifact;
+    /** In charts-manifest order. */
+    charts: readonly ChartContextImage[];
+    /** In step order (inputs.previousReportStepIds). */
+    previousReports: readonly PreviousReportContext[];
+  };
+  limits?: { maxContextBytesPerJsonArtifact?: number; maxChartImageBytes?: number };
+}
+
+export interface AssembledPrompt {
+  systemInstruction: string;
+  /** UserInput text, one text part per JSON artifact, one inlineData part per chart. */
+  contents: LlmPart[];
+  /** The parsed artifacts (LlmRequest.context, read by the offline analyst). */
+  context: LlmStructuredContext;
+  /** Sizes only (safe to log). */
+  stats: { jsonBytes: number[]; imageBytes: number[]; totalBytes: number };
+}
+
+function toBuffer(json: string | Uint8Array): Buffer {
+  return typeof json === 'string' ? Buffer.from(json, 'utf8') : Buffer.from(json);
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_DESCRIPTION_CHARS
+    ? `${flat.slice(0, MAX_DESCRIPTION_CHARS - 3)}...`
+    : flat;
+}
+
+interface LoadedJson {
+  kind: ContextArtifactKind;
+  uri: string;
+  label: string;
+  text: string;
+  bytes: number;
+  parsed: unknown;
+}
+
+function loadJson(
+  kind: ContextArtifactKind,
+  artifact: JsonContextArtifact,
+  label: string,
+  limit: number,
+): LoadedJson {
+  const buffer = toBuffer(artifact.json);
+  if (buffer.length > limit) throw new ContextLimitError(kind, artifact.uri, buffer.length, limit);
+  const text = buffer.toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ContextInputError(`${kind} artifact ${artifact.uri} is not valid JSON`, {
+      artifact: kind,
+      uri: artifact.uri,
+      bytes: buffer.length,
+    });
+  }
+  return { kind, uri: artifact.uri, label, text, bytes: buffer.length, parsed };
+}
+
+/**
+ * Builds the model request contents (seed 002 "Prompt assembly"): the prompt's base userPrompt
+ * followed by a generated UserInput section (identity, one line per input, the chart
+ * descriptions), then each JSON artifact as its own text part (the downloaded content, unchanged)
+ * and each chart PNG as an inlineData part, in the order UserInput lists them. The limits are
+ * checked before anything is built: a JSON artifact over 64 KB or an image over 256 KB is a
+ * ContextLimitError (INVALID_STEP_INPUTS) naming the artifact, its size and the limit. The same
+ * input always gives the same output (no clock, no randomness).
+ */
+export function assemblePrompt(input: PromptAssemblyInput): AssembledPrompt {
+  const jsonLimit =
+    input.limits?.maxContextBytesPerJsonArtifact ?? MAX_CONTEXT_BYTES_PER_JSON_ARTIFACT;
+  const imageLimit = input.limits?.maxChartImageBytes ?? MAX_CHART_IMAGE_BYTES;
+  const { identity, context } = input;
+  const tfName = TIMEFRAME_NAMES[identity.timeframe] ?? identity.timeframe;
+
+  const jsons: LoadedJson[] = [
+    loadJson(
+      'ohlcv',
+      context.ohlcv,
+      `OHLCV export: ${identity.symbol} ${identity.timeframe} candles`,
+      jsonLimit,
+    ),
+    loadJson(
+      'chartsManifest',
+      context.chartsManifest,
+      'Charts manifest: the rendered charts and their descriptions',
+      jsonLimit,
+    ),
+    ...context.previousReports.map((report) =>
+      loadJson(
+        'previousReport',
+        report,
+        `Earlier report of this run (step ${report.stepId})`,
+        jsonLimit,
+      ),
+    ),
+  ];
+  const images = context.charts.map((chart) => {
+    const png = Buffer.from(chart.png);
+    if (png.length > imageLimit)
+      throw new ContextLimitError('chart', chart.uri, png.length, imageLimit);
+    if (
+      png.length < PNG_SIGNATURE.length ||
+      !png.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)
+    ) {
+      throw new ContextInputError(`chart ${chart.uri} is not a PNG image`, {
+        artifact: 'chart',
+        uri: chart.uri,
+        bytes: png.length,
+      });
+    }
+    return { chart, png };
+  });
+
+  const lines: string[] = [
+    '## UserInput',
+    '',
+    `- Symbol: ${identity.symbol}`,
+    `- Timeframe: ${identity.timeframe} (${tfName})`,
+    `- Run: ${identity.runId}`,
+    `- Step: ${identity.stepId}`,
+    '',
+    `The inputs follow this message as separate parts, in this order (${jsons.length} JSON documents, then ${images.length} chart images):`,
+  ];
+  let n = 0;
+  for (const json of jsons) {
+    n += 1;
+    lines.push(`${n}. ${json.label} (JSON, ${json.bytes} bytes) - ${json.uri}`);
+  }
+  for (const { chart, png } of images) {
+    n += 1;
+    const template = chart.chartTemplateId === undefined ? '' : ` ${chart.chartTemplateId}`;
+    lines.push(`${n}. Chart image${template} (PNG, ${png.length} bytes) - ${chart.uri}`);
+    lines.push(`   Description: ${oneLine(chart.description)}`);
+  }
+  if (images.length === 0) lines.push('No chart images are available for this step.');
+
+  const contents: LlmPart[] = [{ text: `${input.prompt.userPrompt}\n\n${lines.join('\n')}\n` }];
+  jsons.forEach((json, index) => {
+    contents.push({ text: `Input ${index + 1}: ${json.label} (${json.uri})\n${json.text}` });
+  });
+  for (const { png } of images) {
+    contents.push({ inlineData: { mimeType: 'image/png', data: png.toString('base64') } });
+  }
+
+  const structured: LlmStructuredContext = {
+    symbol: identity.symbol,
+    timeframe: identity.timeframe,
+    ohlcv: jsons[0]?.parsed,
+    chartsManifest: jsons[1]?.parsed,
+    previousReports: jsons.slice(2).map((json) => json.parsed),
+  };
+  const jsonBytes = jsons.map((json) => json.bytes);
+  const imageBytes = images.map(({ png }) => png.length);
+  return {
+    systemInstruction: input.prompt.systemInstruction,
+    contents,
+    context: structured,
+    stats: {
+      jsonBytes,
+      imageBytes,
+      totalBytes: [...jsonBytes, ...imageBytes].reduce((a, b) => a + b, 0),
+    },
+  };
+}
