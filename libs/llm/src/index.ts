@@ -14,3 +14,6 @@ export * from './time-budget';
 export * from './candidate-text';
 export * from './repair-prompt';
 export * from './structured-output.pipeline';
+export * from './offline-analysis';
+export * from './offline-report';
+export * from './offline-analyst.client';
