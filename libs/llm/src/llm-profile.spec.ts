@@ -13,6 +13,7 @@ import {
 } from './llm-profile';
 import { computeSchemaSha256, OutputSchemaValidatorCache } from './output-schema';
 import type { PromptRegistry } from './prompt-registry.port';
+import { outputSchemaOf } from './structured-output.pipeline';
 
 const found: SchemaLookupResult = { status: 'found', schema: defaultReportSchema() };
 
@@ -79,6 +80,11 @@ describe('validateLlmProfile', () => {
     });
     expect(result.config.schemaSha256Mismatch).toBeUndefined();
     expect(result.config.validator.schemaSha256).toBe(result.config.schemaSha256);
+    expect(outputSchemaOf(result.config)).toEqual({
+      schemaId: 'llm_report_output_v1',
+      jsonSchema: schema.jsonSchema,
+      validator: result.config.validator,
+    });
   });
 
   it('adds nothing the profile does not set (no defaults merged)', () => {

@@ -34,6 +34,19 @@ export interface StructuredOutputSchema {
   validator: OutputSchemaValidator;
 }
 
+/** The pipeline's schema from a validated profile (validateLlmProfile / resolveLlmProfile). */
+export function outputSchemaOf(config: {
+  schemaId: string;
+  generationConfig: { responseJsonSchema: JsonSchemaObject };
+  validator: OutputSchemaValidator;
+}): StructuredOutputSchema {
+  return {
+    schemaId: config.schemaId,
+    jsonSchema: config.generationConfig.responseJsonSchema,
+    validator: config.validator,
+  };
+}
+
 export interface StructuredOutputPolicy {
   /** Provider tries per model attempt (seed 004: 3). */
   maxTries: number;
