@@ -1,0 +1,71 @@
+import type { Firestore } from '@google-cloud/firestore';
+import {
+  createLlmClientFromConfig,
+  DEFAULT_PROMPTS,
+  DEFAULT_SCHEMAS,
+  FirestorePromptRegistry,
+  InMemoryPromptRegistry,
+  OfflineAnalystClient,
+  seedRegistry,
+  type LlmClient,
+  type PromptRegistry,
+  type PromptRegistryWriter,
+  type SeedPlanEntry,
+} from '@tda/llm';
+import type { Logger } from '@tda/observability';
+import type { LlmReportConfig } from './config';
+import { LlmReportHandler } from './llm-report.handler';
+
+/** The Gemini client when credentials are configured, else the deterministic offline analyst. */
+export function createLlmClient(config: LlmReportConfig): LlmClient {
+  return createLlmClientFromConfig(config) ?? new OfflineAnalystClient();
+}
+
+/**
+ * The prompt registry for the backend: memory mode holds the defaults in memory; emulators and
+ * gcp read llm_prompts / llm_schemas from Firestore (the caller owns the client).
+ */
+export function createPromptRegistry(
+  config: Pick<LlmReportConfig, 'TDA_BACKEND'>,
+  firestore?: Firestore,
+): PromptRegistry & PromptRegistryWriter {
+  if (config.TDA_BACKEND === 'memory') {
+    return new InMemoryPromptRegistry({ prompts: DEFAULT_PROMPTS, schemas: DEFAULT_SCHEMAS });
+  }
+  if (firestore === undefined) {
+    throw new Error(`the ${config.TDA_BACKEND} backend needs a Firestore client for the registry`);
+  }
+  return new FirestorePromptRegistry(firestore);
+}
+
+/**
+ * Seeds the default prompts and schema create-only (existing documents are never replaced) in
+ * memory and emulators mode; in gcp the registry is managed by `tda llm seed`, not by every boot.
+ */
+export async function seedDefaultRegistry(
+  config: Pick<LlmReportConfig, 'TDA_BACKEND'>,
+  registry: PromptRegistry & PromptRegistryWriter,
+): Promise<SeedPlanEntry[]> {
+  if (config.TDA_BACKEND === 'gcp') return [];
+  return seedRegistry(registry, { overwrite: false });
+}
+
+export interface LlmReportHandlerSettings {
+  registry: PromptRegistry;
+  client: LlmClient;
+  logger?: Logger;
+}
+
+/** The handler with the config's time budget. */
+export function createLlmReportHandler(
+  config: LlmReportConfig,
+  settings: LlmReportHandlerSettings,
+): LlmReportHandler {
+  return new LlmReportHandler({
+    registry: settings.registry,
+    client: settings.client,
+    ...(settings.logger === undefined ? {} : { logger: settings.logger }),
+    requestDeadlineMs: config.TDA_LLM_REQUEST_DEADLINE_SECONDS * 1_000,
+    finalizeBudgetMs: config.TDA_LLM_FINALIZE_BUDGET_SECONDS * 1_000,
+  });
+}

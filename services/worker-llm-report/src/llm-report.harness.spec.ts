@@ -1,0 +1,401 @@
+import { InMemoryArtifactStore } from '@tda/artifacts';
+import {
+  validate,
+  type FlowRun,
+  type LlmPrompt,
+  type LlmReportFile,
+  type OhlcvExport,
+  type StepReadyMessage,
+} from '@tda/contracts';
+import { applyPatch, createRun, stepPatch, type RunPatch } from '@tda/flow-engine';
+import { seededRandom } from '@tda/flow-engine/testing';
+import { InMemoryFlowRunStore } from '@tda/flow-store';
+import {
+  DEFAULT_PROMPTS,
+  DEFAULT_SCHEMAS,
+  InMemoryPromptRegistry,
+  OfflineAnalystClient,
+  type LlmClient,
+} from '@tda/llm';
+import {
+  chartsManifestFor,
+  jsonResponse,
+  ScriptedLlmClient,
+  syntheticOhlcvExport,
+  textResponse,
+  tinyPng,
+  validReportOutput,
+} from '@tda/llm/testing';
+import { createMemoryLogger } from '@tda/observability';
+import { StepHarness } from '@tda/worker-kit';
+import { RecordingPublisher } from '@tda/worker-kit/testing';
+import { describe, expect, it } from 'vitest';
+import { LlmReportHandler, serializeReport } from './llm-report.handler';
+
+/**
+ * The LLM_REPORT handler inside the real step harness (in-memory store, artifacts, publisher):
+ * a flow-1 run whose OHLCV, charts and 1M report steps SUCCEEDED with real artifacts, and the 1w
+ * report step READY.
+ */
+const NOW = new Date('2026-11-21T08:00:00Z');
+const REPORT_1M = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
+const REPORT_1W = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
+const CHARTS_1W = 'charts:1w:ctpl_default_v1';
+const CHARTS_1M = 'charts:1M:ctpl_default_v1';
+const CANARY = 'CANARY-7f3a9c-do-not-leak';
+
+function uriOf(runId: string, timeframe: string, stepId: string): string {
+  return `gs://tda-artifacts/runs/${runId}/${timeframe}/${stepId}.json`;
+}
+
+interface Fixture {
+  run: FlowRun;
+  artifacts: InMemoryArtifactStore;
+  reportUri: string;
+}
+
+function ohlcvFor(runId: string, timeframe: '1M' | '1w'): OhlcvExport {
+  return {
+    ...syntheticOhlcvExport({ timeframe, count: 60 }),
+    runId,
+    stepId: `ohlcv_export:${timeframe}`,
+  };
+}
+
+function previousReport(runId: string): LlmReportFile {
+  const base = `gs://tda-artifacts/runs/${runId}/1M`;
+  return {
+    metadata: {
+      schemaVersion: 1,
+      runId,
+      stepId: REPORT_1M,
+      symbol: 'BTC-USDT',
+      timeframe: '1M',
+      promptId: 'prompt_month_v1',
+      schemaId: 'llm_report_output_v1',
+      modelName: 'gemini-2.5-flash',
+      provider: 'gemini',
+      inputs: {
+        ohlcvGcsUri: `${base}/ohlcv_export:1M.json`,
+        chartsManifestGcsUri: `${base}/${CHARTS_1M}.json`,
+        chartGcsUris: [],
+        previousReportGcsUris: [],
+      },
+      llm: { finishReason: 'STOP', attempts: { total: 1 } },
+    },
+    output: validReportOutput('## 1M\n\nMonthly trend up.') as LlmReportFile['output'],
+  };
+}
+
+async function flowFixture(): Promise<Fixture> {
+  const created = createRun({
+    flowKey: 'scheduled_month_week_report_v1',
+    scope: { symbol: 'BTC-USDT' },
+    ownerId: 'user-1',
+    trigger: { type: 'SCHEDULER', source: 'test' },
+    now: NOW,
+    random: seededRandom(7),
+  });
+  const runId = created.runId;
+  const artifacts = new InMemoryArtifactStore();
+  const put = (uri: string, data: Buffer, contentType = 'application/json') =>
+    artifacts.put(uri, data, { contentType });
+  const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+  let patch: RunPatch = { status: 'RUNNING', startedAt: NOW.toISOString() };
+  const succeed = (stepId: string, timeframe: string) => {
+    patch = {
+      ...patch,
+      ...stepPatch(stepId, {
+        status: 'SUCCEEDED',
+        finishedAt: NOW.toISOString(),
+        outputs: { gcs_uri: uriOf(runId, timeframe, stepId) },
+      }),
+    };
+  };
+  for (const timeframe of ['1M', '1w'] as const) {
+    const ohlcv = ohlcvFor(runId, timeframe);
+    await put(uriOf(runId, timeframe, ohlcv.stepId), json(ohlcv));
+    succeed(ohlcv.stepId, timeframe);
+    const manifest = chartsManifestFor(ohlcv, [
+      {
+        chartTemplateId: 'ctpl_default_v1',
+        kind: 'candlestick',
+        description: `BTC-USDT ${timeframe} candlesticks`,
+        bytes: tinyPng().length,
+      },
+    ]);
+    await put(uriOf(runId, timeframe, manifest.stepId), json(manifest));
+    for (const item of manifest.items) await put(item.gcs_uri, tinyPng(), 'image/png');
+    succeed(manifest.stepId, timeframe);
+  }
+  await put(uriOf(runId, '1M', REPORT_1M), serializeReport(previousReport(runId)));
+  succeed(REPORT_1M, '1M');
+  patch = { ...patch, ...stepPatch(REPORT_1W, { status: 'READY' }) };
+  return {
+    run: applyPatch(created, patch),
+    artifacts,
+    reportUri: uriOf(runId, '1w', REPORT_1W),
+  };
+}
+
+interface DeliverOptions {
+  client: LlmClient;
+  prompts?: readonly LlmPrompt[];
+  patch?: (run: FlowRun) => RunPatch;
+  before?: (fixture: Fixture) => Promise<void>;
+}
+
+async function deliver(options: DeliverOptions) {
+  const fixture = await flowFixture();
+  const run =
+    options.patch === undefined ? fixture.run : applyPatch(fixture.run, options.patch(fixture.run));
+  await options.before?.(fixture);
+  const clock = (): Date => NOW;
+  const store = new InMemoryFlowRunStore({ clock });
+  await store.create(run);
+  const log = createMemoryLogger();
+  const handler = new LlmReportHandler({
+    registry: new InMemoryPromptRegistry({
+      prompts: options.prompts ?? DEFAULT_PROMPTS,
+      schemas: DEFAULT_SCHEMAS,
+    }),
+    client: options.client,
+    logger: log.logger,
+    sleep: async () => undefined,
+  });
+  const harness = new StepHarness({
+    handler,
+    store,
+    artifacts: fixture.artifacts,
+    publisher: new RecordingPublisher(),
+    logger: log.logger,
+    clock,
+    owner: 'llm-worker-test',
+    policy: { heartbeatMs: 30_000, timeoutMs: 780_000 },
+    random: () => 0,
+  });
+  const message: StepReadyMessage = {
+    runId: run.runId,
+    stepId: REPORT_1W,
+    stepType: 'LLM_REPORT',
+    attempt: 0,
+    dispatchedAt: NOW.toISOString(),
+  };
+  const outcome = await harness.handleStepReady(message, { deliveryAttempt: 1 });
+  await harness.shutdown();
+  const stored = await store.get(run.runId);
+  const step = stored?.run.steps[REPORT_1W];
+  if (stored === undefined || stored === null || step === undefined) {
+    throw new Error('report step vanished');
+  }
+  const exists = await fixture.artifacts.exists(fixture.reportUri);
+  const bytes = exists ? await fixture.artifacts.read(fixture.reportUri) : null;
+  return { outcome, step, stored: stored.run, log, bytes, reportUri: fixture.reportUri };
+}
+
+function parseReport(bytes: Buffer | null): LlmReportFile {
+  if (bytes === null) throw new Error('no report artifact');
+  const checked = validate.llmReportFile(JSON.parse(bytes.toString('utf8')));
+  if (!checked.ok) throw new Error(`report invalid: ${JSON.stringify(checked.issues)}`);
+  return checked.value;
+}
+
+describe('LLM_REPORT through the step harness', () => {
+  it('finalizes the 1w report SUCCEEDED with a schema-valid llm_report_file and its metadata', async () => {
+    const client = new ScriptedLlmClient([
+      jsonResponse(validReportOutput('## 1w\n\nWeekly holds.'), {
+        modelVersion: 'gemini-2.5-flash-001',
+        responseId: 'resp-42',
+      }),
+    ]);
+    const { outcome, step, bytes, reportUri } = await deliver({ client });
+    expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
+    expect(client.calls).toBe(1);
+    const report = parseReport(bytes);
+    const runId = report.metadata.runId;
+    expect(report.metadata).toMatchObject({
+      schemaVersion: 1,
+      stepId: REPORT_1W,
+      symbol: 'BTC-USDT',
+      timeframe: '1w',
+      promptId: 'prompt_week_v1',
+      schemaId: 'llm_report_output_v1',
+      modelName: 'gemini-2.5-flash',
+      provider: 'gemini',
+      inputs: {
+        ohlcvGcsUri: uriOf(runId, '1w', 'ohlcv_export:1w'),
+        chartsManifestGcsUri: uriOf(runId, '1w', CHARTS_1W),
+        chartGcsUris: [`gs://tda-artifacts/runs/${runId}/1w/${CHARTS_1W}.ctpl_default_v1.png`],
+        previousReportGcsUris: [uriOf(runId, '1M', REPORT_1M)],
+      },
+      llm: {
+        finishReason: 'STOP',
+        modelVersion: 'gemini-2.5-flash-001',
+        requestId: 'resp-42',
+        attempts: { total: 1 },
+        usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 50, totalTokenCount: 150 },
+      },
+    });
+    expect(report.metadata).not.toHaveProperty('generatedAt');
+    expect(report.output.summary.markdown).toBe('## 1w\n\nWeekly holds.');
+    // The chart went to the model as an image and the 1M report as context text.
+    const request = client.requests[0];
+    expect(request?.contents.some((p) => 'inlineData' in p)).toBe(true);
+    expect(request?.context?.previousReports).toHaveLength(1);
+    expect(step.status).toBe('SUCCEEDED');
+    expect(step.outputs.gcs_uri).toBe(reportUri);
+    expect(step.outputs.execution?.['llm']).toMatchObject({
+      provider: 'gemini',
+      modelName: 'gemini-2.5-flash',
+      promptId: 'prompt_week_v1',
+      schemaId: 'llm_report_output_v1',
+      finishReason: 'STOP',
+      modelVersion: 'gemini-2.5-flash-001',
+      requestId: 'resp-42',
+      attempts: { total: 1 },
+      usageMetadata: { totalTokenCount: 150 },
+      schemaSha256: report.metadata.llm.schemaSha256,
+    });
+    expect(report.metadata.llm.schemaSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('writes byte-identical reports for the same inputs (offline analyst, deterministic)', async () => {
+    const first = await deliver({ client: new OfflineAnalystClient() });
+    const second = await deliver({ client: new OfflineAnalystClient() });
+    expect(first.outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
+    const report = parseReport(first.bytes);
+    expect(report.metadata.provider).toBe('offline');
+    expect(report.metadata.llm.modelVersion).toBe('offline-analyst-v1');
+    expect(report.output.summary.markdown).toContain('Offline analyst');
+    // Different runIds (seeded random is shared) would differ; same fixture → same bytes.
+    expect(first.bytes?.equals(second.bytes ?? Buffer.alloc(0))).toBe(true);
+  });
+
+  it('fails LLM_PROFILE_INVALID before any model call', async () => {
+    const client = new ScriptedLlmClient([]);
+    const { outcome, step, bytes } = await deliver({
+      client,
+      patch: (run) => {
+        const inputs = run.steps[REPORT_1W]?.inputs ?? {};
+        const llm = inputs['llm'] as { promptId: string; llmProfile: Record<string, unknown> };
+        return stepPatch(REPORT_1W, {
+          inputs: {
+            ...inputs,
+            llm: { ...llm, llmProfile: { ...llm.llmProfile, candidateCount: 2 } },
+          },
+        });
+      },
+    });
+    expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'LLM_PROFILE_INVALID' });
+    expect(step.status).toBe('FAILED');
+    expect(step.error).toMatchObject({ code: 'LLM_PROFILE_INVALID', retryable: false });
+    expect(step.error?.message).toContain('candidateCount');
+    expect(client.calls).toBe(0);
+    expect(bytes).toBeNull();
+  });
+
+  it('fails INVALID_STEP_INPUTS when previousReportStepIds names a non-LLM step', async () => {
+    const client = new ScriptedLlmClient([]);
+    const { outcome, step } = await deliver({
+      client,
+      patch: (run) =>
+        stepPatch(REPORT_1W, {
+          inputs: { ...run.steps[REPORT_1W]?.inputs, previousReportStepIds: [CHARTS_1W] },
+        }),
+    });
+    expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'INVALID_STEP_INPUTS' });
+    expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
+    expect(step.error?.message).toContain(`'${CHARTS_1W}' is a CHART_EXPORT step, not LLM_REPORT`);
+    expect(client.calls).toBe(0);
+  });
+
+  it('fails INVALID_STEP_INPUTS when the charts step has no outputs.gcs_uri', async () => {
+    const client = new ScriptedLlmClient([]);
+    const { step } = await deliver({
+      client,
+      patch: () => stepPatch(CHARTS_1W, { outputs: {} }),
+    });
+    expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
+    expect(step.error?.message).toContain('has no outputs.gcs_uri');
+    expect(client.calls).toBe(0);
+  });
+
+  it('recovers a RUNNING step from its existing report without a model call', async () => {
+    const client = new ScriptedLlmClient([]);
+    let existing: LlmReportFile | undefined;
+    const { outcome, step, reportUri } = await deliver({
+      client,
+      patch: () =>
+        stepPatch(REPORT_1W, {
+          status: 'RUNNING',
+          attempt: 1,
+          startedAt: new Date(NOW.getTime() - 900_000).toISOString(),
+          lease: {
+            owner: 'crashed-worker',
+            expiresAt: new Date(NOW.getTime() - 60_000).toISOString(),
+          },
+        }),
+      before: async (fixture) => {
+        const report = previousReport(fixture.run.runId);
+        existing = {
+          ...report,
+          metadata: {
+            ...report.metadata,
+            stepId: REPORT_1W,
+            timeframe: '1w',
+            promptId: 'prompt_week_v1',
+            llm: { finishReason: 'STOP', attempts: { total: 2 }, requestId: 'resp-crashed' },
+          },
+        };
+        await fixture.artifacts.put(fixture.reportUri, serializeReport(existing), {
+          contentType: 'application/json',
+        });
+      },
+    });
+    expect(existing).toBeDefined();
+    expect(outcome).toMatchObject({ kind: 'recovered', status: 'SUCCEEDED' });
+    expect(client.calls).toBe(0);
+    expect(step.status).toBe('SUCCEEDED');
+    expect(step.outputs.gcs_uri).toBe(reportUri);
+    expect(step.outputs.execution).toMatchObject({
+      recoveredFromArtifact: true,
+      llm: { requestId: 'resp-crashed', attempts: { total: 2 }, promptId: 'prompt_week_v1' },
+    });
+  });
+
+  it('keeps a canary from the prompt and the model output out of logs and the run document', async () => {
+    const prompts = DEFAULT_PROMPTS.map((p) =>
+      p.promptId === 'prompt_week_v1'
+        ? {
+            ...p,
+            systemInstruction: `${p.systemInstruction} ${CANARY}`,
+            userPrompt: `${p.userPrompt} ${CANARY}`,
+          }
+        : p,
+    );
+    // Invalid twice (first a non-JSON text, then schema-invalid with the canary as key and value).
+    const client = new ScriptedLlmClient([
+      textResponse(`not json ${CANARY}`),
+      jsonResponse({ summary: { [CANARY]: CANARY }, details: CANARY }),
+    ]);
+    const failed = await deliver({ client, prompts });
+    expect(client.calls).toBe(2);
+    expect(client.requests[0]?.systemInstruction).toContain(CANARY);
+    expect(failed.step.error?.code).toBe('INVALID_STRUCTURED_OUTPUT');
+    expect(failed.bytes).toBeNull();
+    expect(failed.log.withEvent('structured_output_invalid')).toHaveLength(2);
+    expect(JSON.stringify(failed.log.records)).not.toContain(CANARY);
+    expect(JSON.stringify(failed.stored)).not.toContain(CANARY);
+
+    // A successful report carries the model's text in the artifact only.
+    const ok = await deliver({
+      client: new ScriptedLlmClient([jsonResponse(validReportOutput(`## ${CANARY}`))]),
+      prompts,
+    });
+    expect(ok.step.status).toBe('SUCCEEDED');
+    expect(ok.bytes?.toString('utf8')).toContain(CANARY);
+    expect(JSON.stringify(ok.log.records)).not.toContain(CANARY);
+    expect(JSON.stringify(ok.stored)).not.toContain(CANARY);
+  });
+});

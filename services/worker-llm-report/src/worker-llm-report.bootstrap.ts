@@ -1,0 +1,93 @@
+import type { Firestore } from '@google-cloud/firestore';
+import { createFirestore } from '@tda/flow-store';
+import { createLogger } from '@tda/observability';
+import {
+  bootstrapWorkerService,
+  createStepWorker,
+  type StepWorkerOptions,
+  type WorkerBootOptions,
+  type WorkerMicroservice,
+  type WorkerServiceHandle,
+} from '@tda/worker-kit';
+import { LLM_REPORT_SERVICE, loadLlmReportConfig, type LlmReportConfig } from './config';
+import {
+  createLlmClient,
+  createLlmReportHandler,
+  createPromptRegistry,
+  seedDefaultRegistry,
+} from './llm-report.factory';
+import type { LlmReportHandler } from './llm-report.handler';
+
+export type CreateLlmReportWorkerOptions = StepWorkerOptions & { handler: LlmReportHandler };
+
+/** createStepWorker typed to this handler (the local launcher composes the workers with it). */
+export const createLlmReportWorker: (
+  options: CreateLlmReportWorkerOptions,
+) => Promise<WorkerMicroservice> = createStepWorker;
+
+export type LlmReportWorkerHandle = WorkerServiceHandle<LlmReportConfig, LlmReportHandler>;
+
+export type BootstrapLlmReportWorkerOptions = WorkerBootOptions;
+
+/**
+ * Standalone boot (main.ts): config → LLM client (Gemini, or the offline analyst without
+ * credentials) → prompt registry (defaults seeded create-only in memory/emulators mode) →
+ * worker-kit's bootstrapWorkerService with the step timeout as the harness deadline.
+ */
+export async function bootstrapLlmReportWorker(
+  options: BootstrapLlmReportWorkerOptions = {},
+): Promise<LlmReportWorkerHandle> {
+  const config = loadLlmReportConfig(options.env);
+  const logger =
+    options.logger ??
+    createLogger({
+      service: LLM_REPORT_SERVICE,
+      level: config.TDA_LOG_LEVEL,
+      projectId: config.GOOGLE_CLOUD_PROJECT,
+    });
+  const client = createLlmClient(config); // a Vertex config without project fails here, cheaply
+  let firestore: Firestore | undefined;
+  if (config.TDA_BACKEND !== 'memory') {
+    firestore = createFirestore({
+      projectId: config.GOOGLE_CLOUD_PROJECT,
+      ...(config.TDA_BACKEND === 'emulators' && config.FIRESTORE_EMULATOR_HOST !== undefined
+        ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
+        : {}),
+    });
+  }
+  const closeFirestore = async (): Promise<void> => {
+    await firestore?.terminate();
+  };
+  let handle: LlmReportWorkerHandle;
+  try {
+    const registry = createPromptRegistry(config, firestore);
+    const seeded = await seedDefaultRegistry(config, registry);
+    handle = await bootstrapWorkerService({
+      service: LLM_REPORT_SERVICE,
+      config,
+      logger,
+      policy: { timeoutMs: config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000 },
+      createHandler: (c) => createLlmReportHandler(c, { registry, client, logger }),
+      // No secrets: the provider name, never the key.
+      startedFields: (c) => ({
+        llmProvider: client.provider,
+        stepTimeoutSeconds: c.TDA_LLM_STEP_TIMEOUT_SECONDS,
+        requestDeadlineSeconds: c.TDA_LLM_REQUEST_DEADLINE_SECONDS,
+        finalizeBudgetSeconds: c.TDA_LLM_FINALIZE_BUDGET_SECONDS,
+        registrySeeded: seeded.filter((e) => e.applied).map((e) => e.id),
+      }),
+    });
+  } catch (error) {
+    await closeFirestore().catch(() => undefined);
+    throw error;
+  }
+  const closeWorker = handle.close;
+  let closing: Promise<void> | undefined;
+  return {
+    ...handle,
+    close: () => {
+      closing ??= closeWorker().finally(closeFirestore);
+      return closing;
+    },
+  };
+}
