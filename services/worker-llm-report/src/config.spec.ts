@@ -1,0 +1,55 @@
+import { ConfigError } from '@tda/config';
+import { describe, expect, it } from 'vitest';
+import { loadLlmReportConfig } from './config';
+
+describe('worker-llm-report config', () => {
+  it('defaults to memory, no LLM credentials and the seed 002 timeout policy', () => {
+    const config = loadLlmReportConfig({});
+    expect(config).toMatchObject({
+      TDA_BACKEND: 'memory',
+      TDA_LLM_STEP_TIMEOUT_SECONDS: 780,
+      TDA_LLM_REQUEST_DEADLINE_SECONDS: 600,
+      TDA_LLM_FINALIZE_BUDGET_SECONDS: 120,
+    });
+    expect(config.GEMINI_API_KEY).toBeUndefined();
+  });
+
+  it('reads the LLM and timeout settings', () => {
+    expect(
+      loadLlmReportConfig({
+        GEMINI_API_KEY: 'k-123',
+        TDA_GEMINI_BASE_URL: 'http://127.0.0.1:9999',
+        TDA_LLM_STEP_TIMEOUT_SECONDS: '300',
+        TDA_LLM_REQUEST_DEADLINE_SECONDS: '120',
+        TDA_LLM_FINALIZE_BUDGET_SECONDS: '60',
+      }),
+    ).toMatchObject({
+      GEMINI_API_KEY: 'k-123',
+      TDA_GEMINI_BASE_URL: 'http://127.0.0.1:9999',
+      TDA_LLM_STEP_TIMEOUT_SECONDS: 300,
+      TDA_LLM_REQUEST_DEADLINE_SECONDS: 120,
+      TDA_LLM_FINALIZE_BUDGET_SECONDS: 60,
+    });
+  });
+
+  it('refuses non-numeric timeouts with a ConfigError naming the key', () => {
+    let error: unknown;
+    try {
+      loadLlmReportConfig({ TDA_LLM_REQUEST_DEADLINE_SECONDS: 'soon' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('TDA_LLM_REQUEST_DEADLINE_SECONDS');
+  });
+
+  it('refuses a finalize budget not below the step timeout', () => {
+    expect(() =>
+      loadLlmReportConfig({
+        TDA_LLM_STEP_TIMEOUT_SECONDS: '100',
+        TDA_LLM_FINALIZE_BUDGET_SECONDS: '120',
+      }),
+    ).toThrow(/TDA_LLM_FINALIZE_BUDGET_SECONDS/);
+  });
+});

@@ -1,0 +1,70 @@
+import 'reflect-metadata';
+import { OfflineAnalystClient } from '@tda/llm';
+import { createMemoryLogger } from '@tda/observability';
+import { memoryWorkerEnv } from '@tda/worker-kit/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadLlmReportConfig } from './config';
+import { createLlmClient, createPromptRegistry, seedDefaultRegistry } from './llm-report.factory';
+import { LlmReportHandler } from './llm-report.handler';
+import { bootstrapLlmReportWorker } from './worker-llm-report.bootstrap';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('llm-report factory', () => {
+  it('uses the offline analyst without credentials and Gemini with a key', () => {
+    expect(createLlmClient(loadLlmReportConfig({}))).toBeInstanceOf(OfflineAnalystClient);
+    expect(createLlmClient(loadLlmReportConfig({ GEMINI_API_KEY: 'k-1' })).provider).toBe('gemini');
+  });
+
+  it('holds the default prompts and schema in memory mode; seeding them again changes nothing', async () => {
+    const config = loadLlmReportConfig({});
+    const registry = createPromptRegistry(config);
+    expect(await registry.getPrompt('prompt_week_v1')).not.toBeNull();
+    expect(await registry.getSchema('llm_report_output_v1')).not.toBeNull();
+    const plan = await seedDefaultRegistry(config, registry);
+    expect(plan.length).toBeGreaterThan(0);
+    expect(plan.every((entry) => entry.action === 'unchanged' && !entry.applied)).toBe(true);
+  });
+
+  it('needs a Firestore client outside memory mode', () => {
+    expect(() => createPromptRegistry({ TDA_BACKEND: 'gcp' })).toThrow(/Firestore client/);
+  });
+});
+
+describe('bootstrapLlmReportWorker', () => {
+  it('boots in memory mode with the offline analyst and the step timeout', async () => {
+    const memory = await memoryWorkerEnv({ TDA_LLM_STEP_TIMEOUT_SECONDS: '300' });
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    const handle = await bootstrapLlmReportWorker({ env: memory.env, logger: log.logger });
+    cleanups.push(() => handle.close());
+    expect(handle.handler).toBeInstanceOf(LlmReportHandler);
+    expect(handle.handler.client.provider).toBe('offline');
+    expect(log.withEvent('service_started')[0]).toMatchObject({
+      stepType: 'LLM_REPORT',
+      llmProvider: 'offline',
+      stepTimeoutSeconds: 300,
+      finalizeBudgetSeconds: 120,
+    });
+  });
+
+  it('boots with a Gemini key without printing it', async () => {
+    const memory = await memoryWorkerEnv({ GEMINI_API_KEY: 'secret-key-abc123' });
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    const handle = await bootstrapLlmReportWorker({ env: memory.env, logger: log.logger });
+    cleanups.push(() => handle.close());
+    expect(handle.handler.client.provider).toBe('gemini');
+    expect(log.withEvent('service_started')[0]).toMatchObject({ llmProvider: 'gemini' });
+    expect(JSON.stringify(log.records)).not.toContain('secret-key-abc123');
+  });
+
+  it('refuses to boot on a bad environment', async () => {
+    await expect(
+      bootstrapLlmReportWorker({ env: { TDA_LLM_STEP_TIMEOUT_SECONDS: 'never' } }),
+    ).rejects.toThrow(/TDA_LLM_STEP_TIMEOUT_SECONDS/);
+  });
+});
