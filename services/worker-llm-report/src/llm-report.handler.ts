@@ -78,8 +78,6 @@ export interface LlmReportHandlerOptions {
   policy?: Partial<StructuredOutputPolicy>;
 }
 
-const INPUT_KEYS = ['llm', 'ohlcvStepId', 'chartsManifestStepId', 'previousReportStepIds'] as const;
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -173,16 +171,9 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
   }
 
   validateInputs(run: FlowRun, stepId: string, step: FlowStep): LlmReportInputs {
+    // seed 002 validation policy: extra fields are tolerated (prototype reality), only the
+    // subset this worker uses is checked.
     const inputs = step.inputs;
-    const extra = Object.keys(inputs)
-      .filter((key) => !(INPUT_KEYS as readonly string[]).includes(key))
-      .sort();
-    if (extra.length > 0) {
-      throw new StepInputError(`inputs has unknown fields: ${extra.join(', ')}`, {
-        unknownFields: extra,
-        allowed: [...INPUT_KEYS],
-      });
-    }
     const llm = inputs['llm'];
     if (!isRecord(llm)) {
       throw new StepInputError('inputs.llm must be an object', { field: 'llm' });

@@ -14,6 +14,7 @@ import {
   DEFAULT_PROMPTS,
   DEFAULT_SCHEMAS,
   InMemoryPromptRegistry,
+  LlmCallError,
   OfflineAnalystClient,
   type LlmClient,
 } from '@tda/llm';
@@ -144,6 +145,7 @@ interface DeliverOptions {
   prompts?: readonly LlmPrompt[];
   patch?: (run: FlowRun) => RunPatch;
   before?: (fixture: Fixture) => Promise<void>;
+  harnessRetryDelayMs?: number;
 }
 
 async function deliver(options: DeliverOptions) {
@@ -151,6 +153,7 @@ async function deliver(options: DeliverOptions) {
   const run =
     options.patch === undefined ? fixture.run : applyPatch(fixture.run, options.patch(fixture.run));
   await options.before?.(fixture);
+  const artifacts = fixture.artifacts;
   const clock = (): Date => NOW;
   const store = new InMemoryFlowRunStore({ clock });
   await store.create(run);
@@ -167,12 +170,21 @@ async function deliver(options: DeliverOptions) {
   const harness = new StepHarness({
     handler,
     store,
-    artifacts: fixture.artifacts,
+    artifacts,
     publisher: new RecordingPublisher(),
     logger: log.logger,
     clock,
     owner: 'llm-worker-test',
-    policy: { heartbeatMs: 30_000, timeoutMs: 780_000 },
+    policy: {
+      heartbeatMs: 30_000,
+      timeoutMs: 780_000,
+      ...(options.harnessRetryDelayMs === undefined
+        ? {}
+        : {
+            handlerRetryBaseDelayMs: options.harnessRetryDelayMs,
+            handlerRetryMaxDelayMs: options.harnessRetryDelayMs,
+          }),
+    },
     random: () => 0,
   });
   const message: StepReadyMessage = {
@@ -189,9 +201,15 @@ async function deliver(options: DeliverOptions) {
   if (stored === undefined || stored === null || step === undefined) {
     throw new Error('report step vanished');
   }
-  const exists = await fixture.artifacts.exists(fixture.reportUri);
-  const bytes = exists ? await fixture.artifacts.read(fixture.reportUri) : null;
+  const exists = await artifacts.exists(fixture.reportUri);
+  const bytes = exists ? await artifacts.read(fixture.reportUri) : null;
   return { outcome, step, stored: stored.run, log, bytes, reportUri: fixture.reportUri };
+}
+
+async function snapshot(store: InMemoryArtifactStore): Promise<[string, Buffer][]> {
+  const out: [string, Buffer][] = [];
+  for (const uri of store.list()) out.push([uri, await store.read(uri)]);
+  return out;
 }
 
 function parseReport(bytes: Buffer | null): LlmReportFile {
@@ -319,6 +337,58 @@ describe('LLM_REPORT through the step harness', () => {
     expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
     expect(step.error?.message).toContain('has no outputs.gcs_uri');
     expect(client.calls).toBe(0);
+  });
+
+  it('fails INVALID_STEP_INPUTS for a chart image over the 256 KiB limit, without a model call', async () => {
+    const client = new ScriptedLlmClient([]);
+    const { step } = await deliver({
+      client,
+      before: async (fixture) => {
+        const pngUri = `gs://tda-artifacts/runs/${fixture.run.runId}/1w/${CHARTS_1W}.ctpl_default_v1.png`;
+        // The fixture wrote the small PNG create-only; a fresh store holds the oversized one.
+        const big = tinyPng(300 * 1024);
+        const copy = new InMemoryArtifactStore();
+        for (const [uri, data] of await snapshot(fixture.artifacts)) {
+          await copy.put(uri, uri === pngUri ? big : data, {
+            contentType: 'application/octet-stream',
+          });
+        }
+        fixture.artifacts = copy;
+      },
+    });
+    expect(step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      details: { artifact: 'chart', bytes: 300 * 1024, limitBytes: 256 * 1024 },
+    });
+    expect(client.calls).toBe(0);
+  });
+
+  it('fails INVALID_STEP_INPUTS for a promptId missing from the registry; extra input fields are tolerated', async () => {
+    const client = new ScriptedLlmClient([]);
+    const { step } = await deliver({
+      client,
+      prompts: DEFAULT_PROMPTS.filter((p) => p.promptId !== 'prompt_week_v1'),
+      patch: (run) =>
+        stepPatch(REPORT_1W, { inputs: { ...run.steps[REPORT_1W]?.inputs, note: 'extra' } }),
+    });
+    expect(step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      details: { field: 'llm.promptId', promptId: 'prompt_week_v1' },
+    });
+    expect(client.calls).toBe(0);
+  });
+
+  it('finishes FAILED with the provider error code when the model stays unavailable', async () => {
+    const unavailable = () =>
+      new LlmCallError('LLM_UNAVAILABLE', 'gemini generateContent failed: HTTP 503', true, {
+        status: 503,
+      });
+    // 3 provider tries per harness try, 3 harness tries.
+    const client = new ScriptedLlmClient(Array.from({ length: 9 }, unavailable));
+    const { step } = await deliver({ client, harnessRetryDelayMs: 1 });
+    expect(step.status).toBe('FAILED');
+    expect(step.error).toMatchObject({ code: 'LLM_UNAVAILABLE', retryable: true });
+    expect(client.calls).toBe(9);
   });
 
   it('recovers a RUNNING step from its existing report without a model call', async () => {
