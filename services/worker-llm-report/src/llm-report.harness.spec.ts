@@ -27,11 +27,14 @@ import {
   tinyPng,
   validReportOutput,
 } from '@tda/llm/testing';
+import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
+import { expectEventually } from '@tda/test-support';
 import { StepHarness } from '@tda/worker-kit';
 import { RecordingPublisher } from '@tda/worker-kit/testing';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LlmReportHandler, serializeReport } from './llm-report.handler';
+import { createLlmReportWorker } from './worker-llm-report.bootstrap';
 
 /**
  * The LLM_REPORT handler inside the real step harness (in-memory store, artifacts, publisher):
@@ -467,5 +470,62 @@ describe('LLM_REPORT through the step harness', () => {
     expect(ok.bytes?.toString('utf8')).toContain(CANARY);
     expect(JSON.stringify(ok.log.records)).not.toContain(CANARY);
     expect(JSON.stringify(ok.stored)).not.toContain(CANARY);
+  });
+});
+
+describe('createLlmReportWorker on an in-memory bus', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('executes a step-ready message into a SUCCEEDED report (offline analyst)', async () => {
+    const fixture = await flowFixture();
+    const broker = new InMemoryBroker({ timeScale: 0.01 });
+    broker.applyTopology(buildTopology());
+    cleanups.push(() => broker.close());
+    const store = new InMemoryFlowRunStore();
+    await store.create(fixture.run);
+    const log = createMemoryLogger();
+    const { app } = await createLlmReportWorker({
+      handler: new LlmReportHandler({
+        registry: new InMemoryPromptRegistry({
+          prompts: DEFAULT_PROMPTS,
+          schemas: DEFAULT_SCHEMAS,
+        }),
+        client: new OfflineAnalystClient(),
+        logger: log.logger,
+      }),
+      store,
+      broker,
+      artifacts: fixture.artifacts,
+      logger: log.logger,
+      owner: 'llm-e2e-test',
+      policy: { timeoutMs: 780_000 },
+      drainTimeoutMs: 2_000,
+    });
+    await app.listen();
+    cleanups.push(() => app.close());
+    await new BrokerPublisher({ publisher: broker }).publishStepReady({
+      runId: fixture.run.runId,
+      stepId: REPORT_1W,
+      stepType: 'LLM_REPORT',
+      attempt: 0,
+      dispatchedAt: NOW.toISOString(),
+    });
+    await expectEventually(
+      async () => {
+        const step = (await store.get(fixture.run.runId))?.run.steps[REPORT_1W];
+        expect(step?.status).toBe('SUCCEEDED');
+      },
+      { timeoutMs: 10_000 },
+    );
+    const report = parseReport(await fixture.artifacts.read(fixture.reportUri));
+    expect(report.metadata).toMatchObject({ provider: 'offline', stepId: REPORT_1W });
+    const step = (await store.get(fixture.run.runId))?.run.steps[REPORT_1W];
+    expect(step?.outputs.execution?.['llm']).toMatchObject({
+      provider: 'offline',
+      attempts: { total: 1 },
+    });
   });
 });
