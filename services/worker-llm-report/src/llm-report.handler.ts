@@ -31,7 +31,7 @@ import {
   type StructuredOutputPolicy,
   type StructuredOutputSuccess,
 } from '@tda/llm';
-import type { Logger } from '@tda/observability';
+import { logEvent, type Logger } from '@tda/observability';
 import {
   StepError,
   StepInputError,
@@ -269,6 +269,13 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
       });
     }
     const config = profile.config;
+    if (config.schemaSha256Mismatch !== undefined && this.logger !== undefined) {
+      // Informational only (seed 002): the registry schema is what the request uses.
+      logEvent(this.logger, 'warn', 'llm_schema_sha256_mismatch', {
+        schemaId: config.schemaId,
+        ...config.schemaSha256Mismatch,
+      });
+    }
     const prompt = await this.prompt(inputs.promptId);
 
     context.heartbeat({ stage: 'read_context' });

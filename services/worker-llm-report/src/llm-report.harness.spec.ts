@@ -316,6 +316,34 @@ describe('LLM_REPORT through the step harness', () => {
     expect(bytes).toBeNull();
   });
 
+  it('treats a stale schemaSha256 in the profile as informational: logged, not a failure', async () => {
+    const { outcome, log } = await deliver({
+      client: new OfflineAnalystClient(),
+      patch: (run) => {
+        const inputs = run.steps[REPORT_1W]?.inputs ?? {};
+        const llm = inputs['llm'] as { promptId: string; llmProfile: Record<string, unknown> };
+        const structuredOutput = llm.llmProfile['structuredOutput'] as Record<string, unknown>;
+        return stepPatch(REPORT_1W, {
+          inputs: {
+            ...inputs,
+            llm: {
+              ...llm,
+              llmProfile: {
+                ...llm.llmProfile,
+                structuredOutput: { ...structuredOutput, schemaSha256: '0'.repeat(64) },
+              },
+            },
+          },
+        });
+      },
+    });
+    expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
+    expect(log.withEvent('llm_schema_sha256_mismatch')[0]).toMatchObject({
+      schemaId: 'llm_report_output_v1',
+      profile: '0'.repeat(64),
+    });
+  });
+
   it('fails INVALID_STEP_INPUTS when previousReportStepIds names a non-LLM step', async () => {
     const client = new ScriptedLlmClient([]);
     const { outcome, step } = await deliver({

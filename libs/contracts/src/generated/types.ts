@@ -465,7 +465,7 @@ export interface LlmReportMetadata {
   promptId: PromptId;
   schemaId: LlmReportSchemaId;
   /**
-   * The llmProfile.modelName the request used (offline-analyst-v1 for the offline analyst).
+   * The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).
    */
   modelName: string;
   /**
