@@ -18,7 +18,7 @@ export const localStackConfigSchema = z.object({
   TDA_API_TOKEN: z.string().min(16).optional(),
   /** Trigger the demo run at start and show its progress. */
   TDA_DEMO: flag(true),
-  TDA_DEMO_FLOW: z.string().default('market_charts_v1'),
+  TDA_DEMO_FLOW: z.string().default('scheduled_month_week_report_v1'),
   TDA_DEMO_SYMBOL: z.string().default('BTC-USDT'),
   /** Stop after the demo run finished (for scripted checks); default: keep serving. */
   TDA_EXIT_AFTER_DEMO: flag(false),

@@ -10,6 +10,14 @@ import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orch
 import { LOCAL_API_FILE } from '@tda/service-cli';
 import { createChartExportHandler, loadChartExportConfig } from '@tda/service-worker-chart-export';
 import { createOhlcvExportHandler, loadOhlcvExportConfig } from '@tda/service-worker-ohlcv-export';
+import {
+  createLlmClient,
+  createLlmReportHandler,
+  createPromptRegistry,
+  loadLlmReportConfig,
+  seedDefaultRegistry,
+} from '@tda/service-worker-llm-report';
+import { createFirestore } from '@tda/flow-store';
 import { createStepWorker, stepWorkerSettings, type WorkerMicroservice } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 
@@ -100,6 +108,27 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     // Each worker is built from its own config schema, exactly as its main.ts would.
     const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
     const chartConfig = loadChartExportConfig(serviceEnv);
+    const llmConfig = loadLlmReportConfig(serviceEnv);
+    // The prompt/schema registry lives in Firestore except in memory mode; defaults are seeded
+    // create-only (existing prompts are never replaced).
+    const registryFirestore =
+      llmConfig.TDA_BACKEND === 'memory'
+        ? undefined
+        : createFirestore({
+            projectId: llmConfig.GOOGLE_CLOUD_PROJECT,
+            ...(llmConfig.FIRESTORE_EMULATOR_HOST === undefined
+              ? {}
+              : { emulatorHost: llmConfig.FIRESTORE_EMULATOR_HOST }),
+          });
+    if (registryFirestore !== undefined) cleanups.push(() => registryFirestore.terminate());
+    const registry = createPromptRegistry(llmConfig, registryFirestore);
+    await seedDefaultRegistry(llmConfig, registry);
+    const llmClient = createLlmClient(llmConfig);
+    description.push(
+      llmClient.provider === 'offline'
+        ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'
+        : `LLM: ${llmClient.provider}`,
+    );
     const shared = {
       store: backends.store,
       broker: backends.broker,
@@ -120,6 +149,20 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
         }),
         logger: options.loggerFor('worker-chart-export'),
         ...stepWorkerSettings(chartConfig),
+      }),
+      await createStepWorker({
+        ...shared,
+        handler: createLlmReportHandler(llmConfig, {
+          registry,
+          client: llmClient,
+          logger: options.loggerFor('worker-llm-report'),
+        }),
+        logger: options.loggerFor('worker-llm-report'),
+        ...stepWorkerSettings(llmConfig),
+        policy: {
+          ...stepWorkerSettings(llmConfig).policy,
+          timeoutMs: llmConfig.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000,
+        },
       }),
     ];
     for (const worker of workers) {
