@@ -46,7 +46,7 @@ export const LOG_EVENTS = [
   'structured_output_invalid',
   'structured_output_repair_attempt_started',
   'structured_output_repair_attempt_finished',
-  'llm_schema_sha256_mismatch',
+  'llm_schema_hash_mismatch',
   // topology / process lifecycle
   'topology_applied',
   'config_invalid',

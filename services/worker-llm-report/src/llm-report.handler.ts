@@ -271,7 +271,7 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
     const config = profile.config;
     if (config.schemaSha256Mismatch !== undefined && this.logger !== undefined) {
       // Informational only (seed 002): the registry schema is what the request uses.
-      logEvent(this.logger, 'warn', 'llm_schema_sha256_mismatch', {
+      logEvent(this.logger, 'warn', 'llm_schema_hash_mismatch', {
         schemaId: config.schemaId,
         ...config.schemaSha256Mismatch,
       });

@@ -338,7 +338,7 @@ describe('LLM_REPORT through the step harness', () => {
       },
     });
     expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
-    expect(log.withEvent('llm_schema_sha256_mismatch')[0]).toMatchObject({
+    expect(log.withEvent('llm_schema_hash_mismatch')[0]).toMatchObject({
       schemaId: 'llm_report_output_v1',
       profile: '0'.repeat(64),
     });
