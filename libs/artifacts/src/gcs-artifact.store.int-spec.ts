@@ -47,11 +47,9 @@ describe('GcsArtifactStore against a fake GCS JSON API', () => {
     server = await startFakeGcsServer();
     // google-auth-library warns on every `credentials` option; the alternative (an explicit JWT
     // client) would need google-auth-library as a direct dependency. Other warnings pass through.
-    // eslint-disable-next-line no-console -- keeps the original to pass other warnings through
-    const warn = console.warn.bind(console);
     vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
       if (String(args[0]).startsWith('The `credentials` option is deprecated')) return;
-      warn(...args);
+      process.stderr.write(`${args.map(String).join(' ')}\n`);
     });
   });
 
