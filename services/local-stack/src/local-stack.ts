@@ -11,13 +11,10 @@ import { LOCAL_API_FILE } from '@tda/service-cli';
 import { createChartExportHandler, loadChartExportConfig } from '@tda/service-worker-chart-export';
 import { createOhlcvExportHandler, loadOhlcvExportConfig } from '@tda/service-worker-ohlcv-export';
 import {
-  createLlmClient,
   createLlmReportHandler,
-  createPromptRegistry,
+  createLlmReportRuntime,
   loadLlmReportConfig,
-  seedDefaultRegistry,
 } from '@tda/service-worker-llm-report';
-import { createFirestore } from '@tda/flow-store';
 import { createStepWorker, stepWorkerSettings, type WorkerMicroservice } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 
@@ -109,21 +106,10 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
     const chartConfig = loadChartExportConfig(serviceEnv);
     const llmConfig = loadLlmReportConfig(serviceEnv);
-    // The prompt/schema registry lives in Firestore except in memory mode; defaults are seeded
-    // create-only (existing prompts are never replaced).
-    const registryFirestore =
-      llmConfig.TDA_BACKEND === 'memory'
-        ? undefined
-        : createFirestore({
-            projectId: llmConfig.GOOGLE_CLOUD_PROJECT,
-            ...(llmConfig.FIRESTORE_EMULATOR_HOST === undefined
-              ? {}
-              : { emulatorHost: llmConfig.FIRESTORE_EMULATOR_HOST }),
-          });
-    if (registryFirestore !== undefined) cleanups.push(() => registryFirestore.terminate());
-    const registry = createPromptRegistry(llmConfig, registryFirestore);
-    await seedDefaultRegistry(llmConfig, registry);
-    const llmClient = createLlmClient(llmConfig);
+    // Same client + registry wiring as the worker's own bootstrap.
+    const llm = await createLlmReportRuntime(llmConfig);
+    cleanups.push(() => llm.close());
+    const { registry, client: llmClient } = llm;
     description.push(
       llmClient.provider === 'offline'
         ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'

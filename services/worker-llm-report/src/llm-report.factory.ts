@@ -1,4 +1,5 @@
 import type { Firestore } from '@google-cloud/firestore';
+import { createFirestore } from '@tda/flow-store';
 import {
   createLlmClientFromConfig,
   DEFAULT_PROMPTS,
@@ -68,4 +69,40 @@ export function createLlmReportHandler(
     requestDeadlineMs: config.TDA_LLM_REQUEST_DEADLINE_SECONDS * 1_000,
     finalizeBudgetMs: config.TDA_LLM_FINALIZE_BUDGET_SECONDS * 1_000,
   });
+}
+
+/** What the LLM worker needs besides the shared backends; `close` ends its own Firestore client. */
+export interface LlmReportRuntime {
+  client: LlmClient;
+  registry: PromptRegistry & PromptRegistryWriter;
+  seeded: SeedPlanEntry[];
+  close(): Promise<void>;
+}
+
+/**
+ * Client (Gemini or offline) + prompt registry (in memory, or Firestore with its own client) with
+ * the defaults seeded create-only: used by the worker's bootstrap and by the local launcher.
+ */
+export async function createLlmReportRuntime(config: LlmReportConfig): Promise<LlmReportRuntime> {
+  const client = createLlmClient(config); // a Vertex config without project fails here, cheaply
+  const firestore =
+    config.TDA_BACKEND === 'memory'
+      ? undefined
+      : createFirestore({
+          projectId: config.GOOGLE_CLOUD_PROJECT,
+          ...(config.TDA_BACKEND === 'emulators' && config.FIRESTORE_EMULATOR_HOST !== undefined
+            ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
+            : {}),
+        });
+  const close = async (): Promise<void> => {
+    await firestore?.terminate();
+  };
+  try {
+    const registry = createPromptRegistry(config, firestore);
+    const seeded = await seedDefaultRegistry(config, registry);
+    return { client, registry, seeded, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
 }

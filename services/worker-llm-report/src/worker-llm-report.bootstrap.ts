@@ -1,5 +1,3 @@
-import type { Firestore } from '@google-cloud/firestore';
-import { createFirestore } from '@tda/flow-store';
 import { createLogger } from '@tda/observability';
 import {
   bootstrapWorkerService,
@@ -10,12 +8,7 @@ import {
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
 import { LLM_REPORT_SERVICE, loadLlmReportConfig, type LlmReportConfig } from './config';
-import {
-  createLlmClient,
-  createLlmReportHandler,
-  createPromptRegistry,
-  seedDefaultRegistry,
-} from './llm-report.factory';
+import { createLlmReportHandler, createLlmReportRuntime } from './llm-report.factory';
 import type { LlmReportHandler } from './llm-report.handler';
 
 export type CreateLlmReportWorkerOptions = StepWorkerOptions & { handler: LlmReportHandler };
@@ -45,23 +38,10 @@ export async function bootstrapLlmReportWorker(
       level: config.TDA_LOG_LEVEL,
       projectId: config.GOOGLE_CLOUD_PROJECT,
     });
-  const client = createLlmClient(config); // a Vertex config without project fails here, cheaply
-  let firestore: Firestore | undefined;
-  if (config.TDA_BACKEND !== 'memory') {
-    firestore = createFirestore({
-      projectId: config.GOOGLE_CLOUD_PROJECT,
-      ...(config.TDA_BACKEND === 'emulators' && config.FIRESTORE_EMULATOR_HOST !== undefined
-        ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
-        : {}),
-    });
-  }
-  const closeFirestore = async (): Promise<void> => {
-    await firestore?.terminate();
-  };
+  const runtime = await createLlmReportRuntime(config);
+  const { client, registry, seeded } = runtime;
   let handle: LlmReportWorkerHandle;
   try {
-    const registry = createPromptRegistry(config, firestore);
-    const seeded = await seedDefaultRegistry(config, registry);
     handle = await bootstrapWorkerService({
       service: LLM_REPORT_SERVICE,
       config,
@@ -78,7 +58,7 @@ export async function bootstrapLlmReportWorker(
       }),
     });
   } catch (error) {
-    await closeFirestore().catch(() => undefined);
+    await runtime.close().catch(() => undefined);
     throw error;
   }
   const closeWorker = handle.close;
@@ -86,7 +66,7 @@ export async function bootstrapLlmReportWorker(
   return {
     ...handle,
     close: () => {
-      closing ??= closeWorker().finally(closeFirestore);
+      closing ??= closeWorker().finally(runtime.close);
       return closing;
     },
   };
