@@ -7,16 +7,23 @@ import { ERROR_CODE_INFO, type ErrorCode, type ErrorInfo } from '@tda/contracts'
  */
 export class StepError extends Error {
   readonly retryable: boolean;
+  /**
+   * What the handler knew when it failed (seed 002 "Finalize patch (failure)": timing + partial
+   * metadata, e.g. an `llm` section with attempts and finishReason), merged into
+   * steps.<id>.outputs.execution like StepResult.execution. Sanitized like the message.
+   */
+  readonly execution: Record<string, unknown> | undefined;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
-    options?: { retryable?: boolean; cause?: unknown },
+    options?: { retryable?: boolean; cause?: unknown; execution?: Record<string, unknown> },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StepError';
     this.retryable = options?.retryable ?? ERROR_CODE_INFO[code].retryable;
+    this.execution = options?.execution;
   }
 
   toErrorInfo(): ErrorInfo {

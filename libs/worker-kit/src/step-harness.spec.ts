@@ -509,6 +509,31 @@ describe('StepHarness — handler failures', () => {
     });
   });
 
+  it("a StepError's execution section is persisted with the failure (last try; timing stays the harness's)", async () => {
+    const handler = new TestStepHandler();
+    handler.executeImpl = async () => {
+      throw new StepError('LLM_UNAVAILABLE', 'model 503', undefined, {
+        execution: {
+          llm: { attempts: { total: 1 }, calls: handler.executions },
+          timing: { startedAt: '1999-01-01T00:00:00.000Z' },
+        },
+      });
+    };
+    const f = await fixture({ handler });
+    await f.harness.handleStepReady(f.message(OHLCV), first);
+    const step = await f.step(OHLCV);
+    expect(step.status).toBe('FAILED');
+    expect(step.outputs.execution).toEqual({
+      llm: { attempts: { total: 1 }, calls: 3 },
+      worker: 'worker-a',
+      timing: {
+        startedAt: new Date(T0).toISOString(),
+        finishedAt: new Date(T0).toISOString(),
+        durationMs: 0,
+      },
+    });
+  });
+
   it('does not retry when the backoff would cross the deadline', async () => {
     const handler = new TestStepHandler();
     handler.executeImpl = async () => {

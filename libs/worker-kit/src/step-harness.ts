@@ -685,8 +685,10 @@ export class StepHarness {
       }
 
       if (end.kind === 'error') {
+        // The last try's partial execution metadata (seed 002 failure finalize), if it gave any.
+        const partial = end.cause instanceof StepError ? end.cause.execution : undefined;
         return this.complete(target, {
-          outcome: { status: 'FAILED', error: end.error, execution: base },
+          outcome: { status: 'FAILED', error: end.error, execution: { ...partial, ...base } },
           attempt: claimed.attempt,
           tries: end.tries,
           cause: end.cause,
