@@ -191,6 +191,9 @@ describe('runStructuredOutput', () => {
       attempts: 2,
       calls: 2,
       repair: { attempted: true, reasonKind: 'schema_validation' },
+      // the last response's metadata, for the FAILED step's outputs.execution
+      finishReason: 'STOP',
+      usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 50, totalTokenCount: 150 },
     });
     expect(textOf(h.client.requests[1], 1)).toContain(
       "- /details: missing required property 'keyLevels' (required)",

@@ -131,9 +131,11 @@ export interface StructuredOutputFailure {
   error: { code: ErrorCode; message: string; retryable: boolean; details: Record<string, unknown> };
   attempts: number;
   calls: number;
+  /** Of the last response received (none when no call got an answer). */
   finishReason?: string;
   modelVersion?: string;
   requestId?: string;
+  usageMetadata?: LlmUsageMetadata;
   usageTotals: UsageTotals;
   repair: { attempted: boolean; reasonKind?: InvalidOutputKind; skippedReason?: string };
   diagnostics: { attempts: AttemptDiagnostics[] };
@@ -293,12 +295,17 @@ export async function runStructuredOutput(
   let calls = 0;
   let last: LlmResponse | undefined;
 
-  const meta = (): Pick<StructuredOutputFailure, 'finishReason' | 'modelVersion' | 'requestId'> => {
-    const out: Pick<StructuredOutputFailure, 'finishReason' | 'modelVersion' | 'requestId'> = {};
+  type ResponseMeta = Pick<
+    StructuredOutputFailure,
+    'finishReason' | 'modelVersion' | 'requestId' | 'usageMetadata'
+  >;
+  const meta = (): ResponseMeta => {
+    const out: ResponseMeta = {};
     if (last === undefined) return out;
     out.finishReason = last.candidates[0]?.finishReason ?? UNSPECIFIED_FINISH_REASON;
     if (last.modelVersion !== undefined) out.modelVersion = last.modelVersion;
     if (last.responseId !== undefined) out.requestId = last.responseId;
+    if (last.usageMetadata !== undefined) out.usageMetadata = last.usageMetadata;
     return out;
   };
 
