@@ -9,8 +9,11 @@ import {
   type TdaMetrics,
 } from '@tda/observability';
 import { z } from 'zod';
+import { CloudEventIngress } from './cloud-event.ingress';
+import { cloudEventRoute } from './cloud-event.route';
 import type { StepHarnessPolicy } from './harness-policy';
-import { startHealthServer, type HealthServer } from './health.server';
+import { startHealthServer, type HealthServer, type HttpRoute } from './health.server';
+import { StepHarnessRegistry } from './step-harness.registry';
 import type { StepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
 import type { WorkerMicroservice } from './worker-microservice.factory';
@@ -84,6 +87,11 @@ export interface BootstrapWorkerServiceOptions<
   drainTimeoutMs?: number;
   /** How the adapters are built; default @tda/backends createBackends (tests count closes). */
   createBackends?: (config: C) => Promise<Backends>;
+  /**
+   * Also serve POST /cloudevents on PORT: Firestore CloudEvents (Eventarc) on `flow_runs/{runId}`
+   * run the same harness as step-ready messages (seed 002 ingress). Default false.
+   */
+  cloudEvents?: boolean;
 }
 
 export interface WorkerServiceHandle<
@@ -161,7 +169,16 @@ export async function bootstrapWorkerService<
     const { app } = worker;
     undo.unshift(() => app.close());
     await app.listen();
-    health = await startHealthServer({ port: config.PORT, metrics });
+    const routes: HttpRoute[] = [];
+    if (options.cloudEvents === true) {
+      const harness = app.get(StepHarnessRegistry, { strict: false }).harnessFor(handler.stepType);
+      // createWorkerMicroservice already refused a handler set without this step type.
+      if (harness === undefined) throw new Error(`no harness for ${handler.stepType}`);
+      routes.push(
+        cloudEventRoute(new CloudEventIngress({ harness, store: backends.store, logger }), logger),
+      );
+    }
+    health = await startHealthServer({ port: config.PORT, metrics, routes });
   } catch (error) {
     await closeAll(undo).catch((cleanupError: unknown) => {
       logger.warn({ error: describeError(cleanupError) }, 'cleanup after a failed boot failed');
@@ -172,6 +189,7 @@ export async function bootstrapWorkerService<
     port: health.port,
     backend: backends.describe(),
     stepType: handler.stepType,
+    ingress: options.cloudEvents === true ? ['pubsub', 'cloudevents'] : ['pubsub'],
     ...options.startedFields?.(config, handler),
   });
   let closing: Promise<void> | undefined;

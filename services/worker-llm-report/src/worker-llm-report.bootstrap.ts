@@ -25,7 +25,8 @@ export type BootstrapLlmReportWorkerOptions = WorkerBootOptions;
 /**
  * Standalone boot (main.ts): config → LLM client (Gemini, or the offline analyst without
  * credentials) → prompt registry (defaults seeded create-only in memory/emulators mode) →
- * worker-kit's bootstrapWorkerService with the step timeout as the harness deadline.
+ * worker-kit's bootstrapWorkerService with the step timeout as the harness deadline, consuming
+ * step-ready messages and serving POST /cloudevents.
  */
 export async function bootstrapLlmReportWorker(
   options: BootstrapLlmReportWorkerOptions = {},
@@ -47,6 +48,8 @@ export async function bootstrapLlmReportWorker(
       config,
       logger,
       policy: { timeoutMs: config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000 },
+      // seed 002: Firestore document events (Eventarc) are an ingress beside step-ready messages.
+      cloudEvents: true,
       createHandler: (c) => createLlmReportHandler(c, { registry, client, logger }),
       // No secrets: the provider name, never the key.
       startedFields: (c) => ({
