@@ -46,6 +46,48 @@ export async function runArtifacts(
   return list;
 }
 
+export interface ReportSummary {
+  stepId: string;
+  timeframe: string;
+  uri: string;
+  /** provider + the report's first Markdown line, or why the file could not be read. */
+  headline: string;
+}
+
+/** Model text for a terminal line: no control characters (escape sequences), at most 120 chars. */
+function printable(text: string): string {
+  const plain = [...text].filter((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f);
+  const line = plain.join('');
+  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+}
+
+/** The LLM_REPORT artifacts of a finished run, in step order, with a one-line headline each. */
+export async function runReports(run: FlowRun, artifacts: ArtifactStore): Promise<ReportSummary[]> {
+  const reports: ReportSummary[] = [];
+  for (const stepId of Object.keys(run.steps).sort()) {
+    const step = run.steps[stepId];
+    const uri = step?.outputs.gcs_uri;
+    if (step?.stepType !== 'LLM_REPORT' || uri === undefined) continue;
+    let headline: string;
+    try {
+      const checked = validate.llmReportFile(
+        JSON.parse((await artifacts.read(uri)).toString('utf8')),
+      );
+      if (checked.ok) {
+        const first = checked.value.output.summary.markdown
+          .split('\n')
+          .map((line) => line.replace(/^#+\s*/, '').trim())
+          .find((line) => line.length > 0);
+        headline = `${checked.value.metadata.provider}  ${printable(first ?? '')}`.trimEnd();
+      } else headline = 'not a valid llm_report_file';
+    } catch (error) {
+      headline = `unreadable: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    reports.push({ stepId, timeframe: step.timeframe ?? '', uri, headline });
+  }
+  return reports;
+}
+
 /** Triggers the demo run, draws its progress until it finishes and prints where the files are. */
 export async function runDemo(options: DemoOptions): Promise<FlowRun> {
   const client = new ApiClient({ baseUrl: options.url, token: options.token });
@@ -68,6 +110,16 @@ export async function runDemo(options: DemoOptions): Promise<FlowRun> {
         `  ${file.kind.padEnd(16)} ${file.uri}\n    ${localPath(options.dataDir, file.uri)}\n`,
       );
     }
+  }
+  const reports = await runReports(final, options.artifacts);
+  if (reports.length > 0) {
+    options.out.write('\nreports (llm_report_file: gs:// URI -> local file):\n');
+    for (const report of reports) {
+      options.out.write(
+        `  ${report.timeframe.padEnd(3)} ${report.headline}\n    ${report.uri}\n    ${localPath(options.dataDir, report.uri)}\n`,
+      );
+    }
+    options.out.write(`  read them: npx tda report ${final.runId}\n`);
   }
   return final;
 }

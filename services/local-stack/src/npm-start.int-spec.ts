@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { processEnv } from '@tda/config';
+import { RUN_ID_PATTERN, validate } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import { decodePng } from './testing/png';
 
@@ -14,7 +15,7 @@ const root = resolve(__dirname, '../../..');
  * (the emulator path is covered by the e2e suite); TDA_EXIT_AFTER_DEMO ends the process.
  */
 describe('npm start', () => {
-  it('runs the demo to SUCCEEDED and leaves real PNG charts on disk', async () => {
+  it('runs the flow-1 demo to SUCCEEDED and prints where its PNG charts and valid reports are', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tda-start-'));
     const child = spawn(process.execPath, [join(root, 'services/local-stack/bin/start.js')], {
       cwd: root,
@@ -39,6 +40,32 @@ describe('npm start', () => {
     for (const path of pngPaths) {
       expect(existsSync(path)).toBe(true);
       expect(decodePng(readFileSync(path)).width).toBeGreaterThan(200);
+    }
+    // The reports block: each flow-1 report as gs:// URI and local file, plus the CLI hint.
+    const runId = /^demo run (\S+) /m.exec(output)?.[1] ?? '';
+    expect(runId).toMatch(RUN_ID_PATTERN);
+    const reportsBlock = output.slice(output.indexOf('\nreports (llm_report_file'));
+    expect(reportsBlock.length).toBeLessThan(output.length);
+    expect(reportsBlock).toContain(`npx tda report ${runId}`);
+    const reportUris = [...reportsBlock.matchAll(/^\s+(gs:\/\/\S+\.json)$/gm)].map((m) => m[1]);
+    const reportPaths = [...reportsBlock.matchAll(/^\s+(\/\S+\.json)$/gm)].map((m) => m[1] ?? '');
+    expect(reportUris).toEqual([
+      `gs://tda-artifacts/runs/${runId}/1M/llm_report:1M:prompt_month_v1:model_gemini_2_5_flash.json`,
+      `gs://tda-artifacts/runs/${runId}/1w/llm_report:1w:prompt_week_v1:model_gemini_2_5_flash.json`,
+    ]);
+    expect(reportPaths).toEqual(
+      reportUris.map((uri) => join(dataDir, (uri ?? '').slice('gs://'.length))),
+    );
+    for (const [index, path] of reportPaths.entries()) {
+      expect(existsSync(path)).toBe(true);
+      const report = validate.llmReportFile(JSON.parse(readFileSync(path, 'utf8')));
+      expect(report.ok ? [] : report.issues).toEqual([]);
+      expect(report.ok && report.value.metadata).toMatchObject({
+        runId,
+        symbol: 'BTC-USDT',
+        timeframe: index === 0 ? '1M' : '1w',
+        provider: 'offline',
+      });
     }
     expect(existsSync(join(dataDir, 'local-api.json'))).toBe(true);
     expect(readFileSync(join(dataDir, 'logs', 'local-stack.log'), 'utf8')).toContain(
