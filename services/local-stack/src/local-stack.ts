@@ -96,6 +96,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const orchestrator: INestApplication = await createOrchestratorApp({
       store: backends.store,
       broker: backends.broker,
+      artifacts: backends.artifacts,
       logger: options.loggerFor('orchestrator'),
       config: orchestratorConfig,
       metrics,

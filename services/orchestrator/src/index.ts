@@ -8,5 +8,10 @@ export { Reconciler, type ReconcileReport } from './reconcile/reconciler.service
 export { RunAdvancer } from './dispatch/run-advancer.service';
 export { StepDispatcher } from './dispatch/step-dispatcher.service';
 export { StepEventsHandler } from './step-events/step-events.handler';
-export { OWNER_HEADER } from './http/runs.controller';
+export { ARTIFACT_SHA256_HEADER, ARTIFACT_URI_HEADER, OWNER_HEADER } from './http/runs.controller';
+export {
+  MAX_ARTIFACT_RESPONSE_BYTES,
+  StepArtifactService,
+  type StepArtifact,
+} from './runs/step-artifact.service';
 export { buildOpenApiDocument } from './http/openapi.document';

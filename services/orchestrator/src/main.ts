@@ -24,6 +24,7 @@ void runWorkerMain({
       const app = await createOrchestratorApp({
         store: backends.store,
         broker: backends.broker,
+        artifacts: backends.artifacts,
         logger,
         config,
       });

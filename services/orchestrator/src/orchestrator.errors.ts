@@ -52,3 +52,38 @@ export class StepDispatchError extends OrchestratorError {
     });
   }
 }
+
+/**
+ * GET /runs/{runId}/steps/{stepId}/artifact for a step that has no primary artifact yet
+ * (no outputs.gcs_uri: PENDING, READY, RUNNING, SKIPPED, CANCELLED or FAILED before writing).
+ * A conflict with the state of the run, not a missing resource: the step exists.
+ */
+export class ArtifactNotAvailableError extends OrchestratorError {
+  readonly code = 'CONFLICT' as const;
+}
+
+/** Why a recorded artifact cannot be served (ArtifactUnavailableError `details.reason`). */
+export type ArtifactUnavailableReason =
+  'read_failed' | 'missing' | 'too_large' | 'not_json' | 'invalid_uri' | 'foreign_bucket';
+
+/**
+ * The step records an artifact but the API cannot serve it: storage failed (retryable), the
+ * object is gone, it is over the response limit, not JSON, or its URI is not one this deployment
+ * reads. A bad gateway answer (502): the request was fine, what is behind it is not. Only
+ * `read_failed` is retryable; the others stay the same on a retry.
+ */
+export class ArtifactUnavailableError extends OrchestratorError {
+  readonly code = 'UPSTREAM_UNAVAILABLE' as const;
+
+  constructor(
+    message: string,
+    readonly reason: ArtifactUnavailableReason,
+    details: Readonly<Record<string, unknown>>,
+  ) {
+    super(message, { ...details, reason });
+  }
+
+  override get retryable(): boolean {
+    return this.reason === 'read_failed';
+  }
+}

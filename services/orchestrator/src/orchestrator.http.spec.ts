@@ -1,8 +1,16 @@
+import {
+  ArtifactReadError,
+  InMemoryArtifactStore,
+  sha256Hex,
+  type ArtifactStore,
+} from '@tda/artifacts';
 import { validate, type FlowRun } from '@tda/contracts';
 import { flowCatalogue } from '@tda/flow-engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_ARTIFACT_RESPONSE_BYTES } from './runs/step-artifact.service';
 import {
   collectStepReady,
+  simulateWorker,
   startTestOrchestrator,
   TEST_TOKEN,
   type TestOrchestrator,
@@ -442,6 +450,176 @@ describe('orchestrator HTTP API', () => {
       });
       const unsafe = await orc.request('GET', `/runs/${created.runId}/steps/a.b/blocked-on`);
       expect(unsafe.status).toBe(400);
+    });
+  });
+
+  describe('GET /runs/:runId/steps/:stepId/artifact', () => {
+    const STEP = 'ohlcv_export:1M';
+
+    /** Flow 1 with ohlcv_export:1M SUCCEEDED (real claim/finalize); returns the recorded uri. */
+    async function succeededStep(target: TestOrchestrator = orc): Promise<[FlowRun, string]> {
+      const run = asRun((await target.request('POST', '/runs', { body: TRIGGER })).body);
+      await simulateWorker(target.store, run.runId, STEP, target.clock.now);
+      const uri = (await target.store.get(run.runId))?.run.steps[STEP]?.outputs.gcs_uri;
+      if (uri === undefined) throw new Error('finalize recorded no gcs_uri');
+      return [run, uri];
+    }
+
+    /** A JSON document of exactly `size` bytes. */
+    function jsonOfSize(size: number): Buffer {
+      const shell = '{"pad":""}';
+      return Buffer.from(`{"pad":"${'x'.repeat(size - shell.length)}"}`);
+    }
+
+    it('200: the stored bytes as JSON, with the uri and sha256 in headers; needs the token', async () => {
+      const [run, uri] = await succeededStep();
+      const document = { symbol: 'BTC-USDT', candles: [[1, 2, 3, 4, 5, 6]], note: 'é' };
+      const bytes = Buffer.from(`${JSON.stringify(document, null, 2)}\n`);
+      await orc.artifacts.put(uri, bytes, { contentType: 'application/json' });
+
+      const path = `/runs/${run.runId}/steps/${STEP}/artifact`;
+      const res = await orc.request('GET', path);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(document);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('x-tda-artifact-uri')).toBe(uri);
+      expect(res.headers.get('x-tda-artifact-sha256')).toBe(sha256Hex(bytes));
+      const raw = await fetch(`${orc.baseUrl}${path}`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(Buffer.from(await raw.arrayBuffer()).equals(bytes)).toBe(true);
+
+      const anonymous = await orc.request('GET', path, { token: null });
+      expect(anonymous.status).toBe(401);
+      expect(asApiError(anonymous.body).code).toBe('UNAUTHENTICATED');
+    });
+
+    it('404 for an unknown run or step, 400 for malformed ids', async () => {
+      const [run] = await succeededStep();
+      const unknownRun = await orc.request(
+        'GET',
+        `/runs/20250115-100000_BTC-USDT_zzzzz/steps/${STEP}/artifact`,
+      );
+      expect(unknownRun.status).toBe(404);
+      expect(asApiError(unknownRun.body).code).toBe('NOT_FOUND');
+      const unknownStep = await orc.request('GET', `/runs/${run.runId}/steps/nope:1d/artifact`);
+      expect(unknownStep.status).toBe(404);
+      expect(asApiError(unknownStep.body)).toMatchObject({
+        code: 'NOT_FOUND',
+        details: { stepId: 'nope:1d' },
+      });
+      expect((await orc.request('GET', `/runs/nope/steps/${STEP}/artifact`)).status).toBe(400);
+      expect((await orc.request('GET', `/runs/${run.runId}/steps/a.b/artifact`)).status).toBe(400);
+    });
+
+    it('409 CONFLICT naming the status while the step has no artifact', async () => {
+      const run = asRun((await orc.request('POST', '/runs', { body: TRIGGER })).body);
+      const res = await orc.request('GET', `/runs/${run.runId}/steps/${STEP}/artifact`);
+      expect(res.status).toBe(409);
+      const error = asApiError(res.body);
+      expect(error).toMatchObject({
+        code: 'CONFLICT',
+        details: { runId: run.runId, stepId: STEP, status: 'READY' },
+        retryable: false,
+      });
+      expect(error.message).toContain('has no artifact (status READY)');
+    });
+
+    it('serves exactly 1 MiB; refuses one byte more with 502 too_large', async () => {
+      expect(MAX_ARTIFACT_RESPONSE_BYTES).toBe(1024 * 1024);
+      const [run, uri] = await succeededStep();
+      const path = `/runs/${run.runId}/steps/${STEP}/artifact`;
+      const atLimit = jsonOfSize(MAX_ARTIFACT_RESPONSE_BYTES);
+      expect(atLimit.length).toBe(MAX_ARTIFACT_RESPONSE_BYTES);
+      await orc.artifacts.put(uri, atLimit, { contentType: 'application/json' });
+      const ok = await orc.request('GET', path);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('x-tda-artifact-sha256')).toBe(sha256Hex(atLimit));
+
+      const [other, otherUri] = await succeededStep();
+      await orc.artifacts.put(otherUri, jsonOfSize(MAX_ARTIFACT_RESPONSE_BYTES + 1), {
+        contentType: 'application/json',
+      });
+      const res = await orc.request('GET', `/runs/${other.runId}/steps/${STEP}/artifact`);
+      expect(res.status).toBe(502);
+      const error = asApiError(res.body);
+      expect(error).toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+        retryable: false,
+        details: {
+          reason: 'too_large',
+          uri: otherUri,
+          bytes: MAX_ARTIFACT_RESPONSE_BYTES + 1,
+          limitBytes: MAX_ARTIFACT_RESPONSE_BYTES,
+        },
+      });
+      expect(error.message).toContain('read it from storage directly');
+    });
+
+    it('502 (not retryable) for a recorded object that is missing, not JSON, or in another bucket', async () => {
+      const [missing] = await succeededStep();
+      const gone = await orc.request('GET', `/runs/${missing.runId}/steps/${STEP}/artifact`);
+      expect(gone.status).toBe(502);
+      expect(asApiError(gone.body)).toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+        retryable: false,
+        details: { reason: 'missing' },
+      });
+
+      const [garbled, garbledUri] = await succeededStep();
+      await orc.artifacts.put(garbledUri, Buffer.from('{"truncated": '), {
+        contentType: 'application/json',
+      });
+      const notJson = await orc.request('GET', `/runs/${garbled.runId}/steps/${STEP}/artifact`);
+      expect(notJson.status).toBe(502);
+      expect(asApiError(notJson.body).details).toMatchObject({ reason: 'not_json' });
+
+      const [foreign] = await succeededStep();
+      const stored = await orc.store.get(foreign.runId);
+      if (stored === null) throw new Error('run missing');
+      const elsewhere = 'gs://someone-elses-bucket/secrets.json';
+      await orc.artifacts.put(elsewhere, Buffer.from('{"secret":1}'), {
+        contentType: 'application/json',
+      });
+      await orc.store.update(
+        foreign.runId,
+        { [`steps.${STEP}.outputs.gcs_uri`]: elsewhere },
+        stored.version,
+      );
+      const res = await orc.request('GET', `/runs/${foreign.runId}/steps/${STEP}/artifact`);
+      expect(res.status).toBe(502);
+      expect(asApiError(res.body).details).toMatchObject({
+        reason: 'foreign_bucket',
+        bucket: 'tda-artifacts',
+      });
+      expect(JSON.stringify(res.body)).not.toContain('"secret"');
+    });
+
+    it('502 retryable for a storage failure; the storage reason is only logged', async () => {
+      const memory = new InMemoryArtifactStore();
+      const failing: ArtifactStore = {
+        put: (uri, data, options) => memory.put(uri, data, options),
+        exists: (uri) => memory.exists(uri),
+        signedUrl: (uri, options) => memory.signedUrl(uri, options),
+        read: (uri) => Promise.reject(new ArtifactReadError(uri, 'ECONNRESET at 10.1.2.3:443')),
+      };
+      const broken = await startTestOrchestrator({ artifacts: failing });
+      try {
+        const [run, uri] = await succeededStep(broken);
+        const res = await broken.request('GET', `/runs/${run.runId}/steps/${STEP}/artifact`);
+        expect(res.status).toBe(502);
+        expect(asApiError(res.body)).toMatchObject({
+          code: 'UPSTREAM_UNAVAILABLE',
+          retryable: true,
+          details: { reason: 'read_failed', uri, storageCode: 'UPSTREAM_UNAVAILABLE' },
+        });
+        expect(JSON.stringify(res.body)).not.toContain('10.1.2.3');
+        const logged = broken.logs.records.find((r) => r.message === 'artifact read failed');
+        expect(logged).toMatchObject({ event: 'http_request_failed', stepId: STEP, uri });
+        expect(JSON.stringify(logged)).toContain('10.1.2.3');
+      } finally {
+        await broken.close();
+      }
     });
   });
 

@@ -19,6 +19,7 @@ import {
 } from './orchestrator.options';
 import { Reconciler } from './reconcile/reconciler.service';
 import { RunsService } from './runs/runs.service';
+import { StepArtifactService } from './runs/step-artifact.service';
 import { StepEventsHandler } from './step-events/step-events.handler';
 
 /**
@@ -32,6 +33,7 @@ export class OrchestratorModule {
     const context: OrchestratorContext = {
       store: options.store,
       broker: options.broker,
+      artifacts: options.artifacts,
       logger: options.logger,
       clock: options.clock ?? (() => new Date()),
       random: options.random ?? Math.random,
@@ -54,6 +56,7 @@ export class OrchestratorModule {
         StepDispatcher,
         RunAdvancer,
         RunsService,
+        StepArtifactService,
         Reconciler,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -1,3 +1,4 @@
+import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowCatalogue } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
@@ -12,6 +13,11 @@ export interface OrchestratorModuleOptions {
   store: FlowRunStore;
   /** Publishes step-ready messages; createOrchestratorApp also consumes step events from it. */
   broker: MessageBroker;
+  /**
+   * Read-only here: GET /runs/{runId}/steps/{stepId}/artifact serves a step's primary artifact
+   * through it (the orchestrator never writes artifacts).
+   */
+  artifacts: ArtifactStore;
   logger: Logger;
   /** Default: the system clock. */
   clock?: () => Date;
@@ -31,6 +37,7 @@ export interface OrchestratorModuleOptions {
 export interface OrchestratorContext {
   store: FlowRunStore;
   broker: MessageBroker;
+  artifacts: ArtifactStore;
   logger: Logger;
   clock: () => Date;
   random: () => number;

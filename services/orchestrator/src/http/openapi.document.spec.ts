@@ -49,6 +49,7 @@ describe('OpenAPI document', () => {
       '/runs',
       '/runs/{runId}',
       '/runs/{runId}/cancel',
+      '/runs/{runId}/steps/{stepId}/artifact',
       '/runs/{runId}/steps/{stepId}/blocked-on',
     ]);
     const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map(

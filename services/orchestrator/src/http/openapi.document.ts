@@ -12,6 +12,7 @@ import {
 } from '@tda/contracts';
 import { LIST_LIMIT_MAX } from '@tda/flow-store';
 import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
+import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
 
 type Json = Record<string, unknown>;
@@ -28,6 +29,12 @@ const RUN_ID_PARAM = {
   in: 'path',
   required: true,
   schema: { type: 'string', pattern: RUN_ID_PATTERN.source, maxLength: 120 },
+};
+const STEP_ID_PARAM = {
+  name: 'stepId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: STEP_ID_PATTERN.source, maxLength: STEP_ID_MAX_LENGTH },
 };
 const COMMON_ERRORS = {
   '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
@@ -155,6 +162,11 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
       summary: { type: 'string' },
     },
   },
+  StepArtifact: {
+    type: 'object',
+    description:
+      'A primary step artifact as stored: contracts/ohlcv_export.schema.json (OHLCV_EXPORT), charts_manifest.schema.json (CHART_EXPORT) or llm_report_file.schema.json (LLM_REPORT).',
+  },
   FlowList: {
     type: 'object',
     required: ['flows'],
@@ -273,23 +285,34 @@ export function buildOpenApiDocument(): Json {
         get: {
           operationId: 'blockedOn',
           summary: 'Why a step is not running / not done',
-          parameters: [
-            RUN_ID_PARAM,
-            {
-              name: 'stepId',
-              in: 'path',
-              required: true,
-              schema: {
-                type: 'string',
-                pattern: STEP_ID_PATTERN.source,
-                maxLength: STEP_ID_MAX_LENGTH,
-              },
-            },
-          ],
+          parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
           responses: {
             '200': json(ref('BlockedOn'), 'Structured reasons and a summary'),
             '400': error('INVALID_REQUEST: malformed runId or stepId'),
             '404': error('NOT_FOUND: no such run or step'),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
+      '/runs/{runId}/steps/{stepId}/artifact': {
+        get: {
+          operationId: 'getStepArtifact',
+          summary: "The step's primary artifact (outputs.gcs_uri), byte for byte as stored",
+          description: `Read-only, through the artifact store. Served only from the deployment's artifacts bucket and up to ${MAX_ARTIFACT_RESPONSE_BYTES} bytes. Headers X-TDA-Artifact-Uri and X-TDA-Artifact-Sha256 (equal to outputs.execution.artifact.sha256).`,
+          parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
+          responses: {
+            '200': json(
+              ref('StepArtifact'),
+              'The artifact JSON (ohlcv_export, charts_manifest or llm_report_file contract, by step type)',
+            ),
+            '400': error('INVALID_REQUEST: malformed runId or stepId'),
+            '404': error('NOT_FOUND: no such run or step'),
+            '409': error(
+              'CONFLICT: the step has no artifact yet (details.status; artifacts exist once it SUCCEEDED)',
+            ),
+            '502': error(
+              'UPSTREAM_UNAVAILABLE: storage cannot serve it (details.reason: read_failed (retryable) | missing | too_large | not_json | invalid_uri | foreign_bucket)',
+            ),
             ...COMMON_ERRORS,
           },
         },

@@ -9,6 +9,7 @@ import {
   Query,
   Req,
   Res,
+  StreamableFile,
 } from '@nestjs/common';
 import type { FlowRun } from '@tda/contracts';
 import { InvalidRequestError, type BlockedOnExplanation } from '@tda/flow-engine';
@@ -16,16 +17,21 @@ import type { RunListPage } from '@tda/flow-store';
 import { OWNER_ID_PATTERN } from '../config';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { RunsService } from '../runs/runs.service';
+import { StepArtifactService } from '../runs/step-artifact.service';
 import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
 
 /** The header that names the owner a trigger acts for (README "Auth and owners"). */
 export const OWNER_HEADER = 'X-TDA-Owner';
+/** Response headers of GET /runs/{runId}/steps/{stepId}/artifact. */
+export const ARTIFACT_URI_HEADER = 'X-TDA-Artifact-Uri';
+export const ARTIFACT_SHA256_HEADER = 'X-TDA-Artifact-Sha256';
 
 /** The admin API over flow runs (README). Every route needs the bearer token. */
 @Controller('runs')
 export class RunsController {
   constructor(
     private readonly runs: RunsService,
+    private readonly stepArtifacts: StepArtifactService,
     @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
   ) {}
 
@@ -65,6 +71,27 @@ export class RunsController {
     @Param('stepId') stepId: string,
   ): Promise<BlockedOnExplanation> {
     return this.runs.blockedOn(runId, stepId);
+  }
+
+  /**
+   * The step's primary artifact, byte for byte as stored (so its sha256 matches
+   * outputs.execution.artifact.sha256), with its URI and hash in headers. 409 while the step has
+   * none; 502 when storage cannot serve it (README "Artifacts").
+   */
+  @Get(':runId/steps/:stepId/artifact')
+  async artifact(
+    @Param('runId') runId: string,
+    @Param('stepId') stepId: string,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ): Promise<StreamableFile> {
+    const artifact = await this.stepArtifacts.read(runId, stepId);
+    // Our names are printable ASCII; anything else would make setHeader throw, so it is omitted.
+    if (/^[\x20-\x7e]+$/.test(artifact.uri)) response.setHeader(ARTIFACT_URI_HEADER, artifact.uri);
+    response.setHeader(ARTIFACT_SHA256_HEADER, artifact.sha256);
+    return new StreamableFile(artifact.bytes, {
+      type: 'application/json; charset=utf-8',
+      length: artifact.bytes.length,
+    });
   }
 
   private ownerOf(request: HttpRequest): string {

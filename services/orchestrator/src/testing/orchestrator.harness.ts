@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { StepReadyMessage, StepStatus, StepType } from '@tda/contracts';
+import { InMemoryArtifactStore, type ArtifactStore } from '@tda/artifacts';
 import { decideClaim, decideFinalize } from '@tda/flow-engine';
 import { seededRandom, T0 } from '@tda/flow-engine/testing';
 import { InMemoryFlowRunStore, updateWithRetry, type FlowRunStore } from '@tda/flow-store';
@@ -55,6 +56,7 @@ export interface TestOrchestrator {
   baseUrl: string;
   store: FlowRunStore;
   broker: MessageBroker;
+  artifacts: ArtifactStore;
   logs: MemoryLogger;
   clock: ManualClock;
   config: OrchestratorConfig;
@@ -67,6 +69,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   store?: FlowRunStore;
   broker?: MessageBroker;
+  artifacts?: ArtifactStore;
   clock?: ManualClock;
   /** Default true: listen on a free port. */
   listen?: boolean;
@@ -84,6 +87,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
   const clock = options.clock ?? new ManualClock();
   const store = options.store ?? new InMemoryFlowRunStore({ clock: clock.now });
   const broker = options.broker ?? makeTestBroker();
+  const artifacts = options.artifacts ?? new InMemoryArtifactStore();
   const logs = createMemoryLogger({ service: 'orchestrator-test', level: 'debug' });
   const config = loadOrchestratorConfig({
     TDA_API_TOKEN: TEST_TOKEN,
@@ -93,6 +97,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
   const app = await createOrchestratorApp({
     store,
     broker,
+    artifacts,
     logger: logs.logger,
     clock: clock.now,
     random: seededRandom(7),
@@ -138,6 +143,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     baseUrl,
     store,
     broker,
+    artifacts,
     logs,
     clock,
     config,
