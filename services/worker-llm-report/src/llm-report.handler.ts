@@ -28,6 +28,7 @@ import {
   type LlmClient,
   type LlmUsageMetadata,
   type PromptRegistry,
+  type StructuredOutputFailure,
   type StructuredOutputPolicy,
   type StructuredOutputSuccess,
 } from '@tda/llm';
@@ -123,6 +124,28 @@ function reportUsage(usage: LlmUsageMetadata | undefined): ReportUsageMetadata |
   }
   if (usage.thoughtsTokenCount !== undefined) out.thoughtsTokenCount = usage.thoughtsTokenCount;
   return out;
+}
+
+/**
+ * `outputs.execution.llm` of a FAILED step (seed 002 "Finalize patch (failure)": partial metadata
+ * when available): what the pipeline knows — the last response's finishReason, modelVersion,
+ * requestId and usage, model attempts, provider calls, the repair — never model output.
+ */
+function failedLlmExecution(
+  identity: Record<string, unknown>,
+  result: StructuredOutputFailure,
+): Record<string, unknown> {
+  const usage = reportUsage(result.usageMetadata);
+  return {
+    ...identity,
+    ...(result.finishReason === undefined ? {} : { finishReason: result.finishReason }),
+    ...(result.modelVersion === undefined ? {} : { modelVersion: result.modelVersion }),
+    ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
+    ...(usage === undefined ? {} : { usageMetadata: usage }),
+    attempts: { total: result.attempts },
+    repair: { ...result.repair },
+    calls: result.calls,
+  };
 }
 
 /** The report file's bytes: keys sorted at every depth, so the same report is the same bytes. */
@@ -303,10 +326,19 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
       ...(this.logger === undefined ? {} : { logger: this.logger }),
       ...(this.policy === undefined ? {} : { policy: this.policy }),
     });
+    const identity = {
+      provider: this.client.provider,
+      modelName: config.model,
+      promptId: inputs.promptId,
+      schemaId: config.schemaId,
+      schemaSha256: config.schemaSha256,
+    };
     if (!result.ok) {
-      // The pipeline's error is already sanitized (codes, sizes, hashes, schema-side messages).
+      // The pipeline's error is already sanitized (codes, sizes, hashes, schema-side messages);
+      // the partial metadata goes to outputs.execution.llm of the FAILED step (seed 002).
       throw new StepError(result.error.code, result.error.message, result.error.details, {
         retryable: result.error.retryable,
+        execution: { llm: failedLlmExecution(identity, result) },
       });
     }
     signal.throwIfAborted();
@@ -320,6 +352,11 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
       chartGcsUris: assembled.chartGcsUris,
     });
     const checked = validate.llmReportFile(report);
+    const llm = {
+      ...executionMetadataOf(report),
+      repair: { ...result.repair },
+      calls: result.calls,
+    };
     if (!checked.ok) {
       // The output passed the registry schema, so this is our own metadata (or a registry schema
       // looser than the contract's invariants): never echo values, only schema paths.
@@ -330,19 +367,14 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
           .map((i) => i.path || '/')
           .join(', ')}`,
         { issues: checked.issues.slice(0, 5).map((i) => ({ path: i.path })) },
+        { execution: { llm } },
       );
     }
     const uri = context.artifactUri('.json');
     return {
       artifacts: [{ uri, data: serializeReport(report), contentType: 'application/json' }],
       primaryUri: uri,
-      execution: {
-        llm: {
-          ...executionMetadataOf(report),
-          repair: { attempted: result.repair.attempted },
-          calls: result.calls,
-        },
-      },
+      execution: { llm },
     };
   }
 
