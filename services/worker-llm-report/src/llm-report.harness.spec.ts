@@ -1,14 +1,6 @@
 import { InMemoryArtifactStore } from '@tda/artifacts';
-import {
-  validate,
-  type FlowRun,
-  type LlmPrompt,
-  type LlmReportFile,
-  type OhlcvExport,
-  type StepReadyMessage,
-} from '@tda/contracts';
-import { applyPatch, createRun, stepPatch, type RunPatch } from '@tda/flow-engine';
-import { seededRandom } from '@tda/flow-engine/testing';
+import type { LlmReportFile } from '@tda/contracts';
+import { stepPatch } from '@tda/flow-engine';
 import { InMemoryFlowRunStore } from '@tda/flow-store';
 import {
   DEFAULT_PROMPTS,
@@ -16,13 +8,10 @@ import {
   InMemoryPromptRegistry,
   LlmCallError,
   OfflineAnalystClient,
-  type LlmClient,
 } from '@tda/llm';
 import {
-  chartsManifestFor,
   jsonResponse,
   ScriptedLlmClient,
-  syntheticOhlcvExport,
   textResponse,
   tinyPng,
   validReportOutput,
@@ -30,10 +19,20 @@ import {
 import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
-import { StepHarness } from '@tda/worker-kit';
-import { RecordingPublisher } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmReportHandler, serializeReport } from './llm-report.handler';
+import {
+  CHARTS_1W,
+  flowFixture,
+  FIXTURE_NOW,
+  parseReport,
+  previousReport,
+  REPORT_1M,
+  REPORT_1W,
+  runLlmReportStep,
+  snapshot,
+  uriOf,
+} from './testing/llm-report.fixtures';
 import { createLlmReportWorker } from './worker-llm-report.bootstrap';
 
 /**
@@ -41,186 +40,9 @@ import { createLlmReportWorker } from './worker-llm-report.bootstrap';
  * a flow-1 run whose OHLCV, charts and 1M report steps SUCCEEDED with real artifacts, and the 1w
  * report step READY.
  */
-const NOW = new Date('2026-11-21T08:00:00Z');
-const REPORT_1M = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
-const REPORT_1W = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
-const CHARTS_1W = 'charts:1w:ctpl_default_v1';
-const CHARTS_1M = 'charts:1M:ctpl_default_v1';
+const NOW = FIXTURE_NOW;
 const CANARY = 'CANARY-7f3a9c-do-not-leak';
-
-function uriOf(runId: string, timeframe: string, stepId: string): string {
-  return `gs://tda-artifacts/runs/${runId}/${timeframe}/${stepId}.json`;
-}
-
-interface Fixture {
-  run: FlowRun;
-  artifacts: InMemoryArtifactStore;
-  reportUri: string;
-}
-
-function ohlcvFor(runId: string, timeframe: '1M' | '1w'): OhlcvExport {
-  return {
-    ...syntheticOhlcvExport({ timeframe, count: 60 }),
-    runId,
-    stepId: `ohlcv_export:${timeframe}`,
-  };
-}
-
-function previousReport(runId: string): LlmReportFile {
-  const base = `gs://tda-artifacts/runs/${runId}/1M`;
-  return {
-    metadata: {
-      schemaVersion: 1,
-      runId,
-      stepId: REPORT_1M,
-      symbol: 'BTC-USDT',
-      timeframe: '1M',
-      promptId: 'prompt_month_v1',
-      schemaId: 'llm_report_output_v1',
-      modelName: 'gemini-2.5-flash',
-      provider: 'gemini',
-      inputs: {
-        ohlcvGcsUri: `${base}/ohlcv_export:1M.json`,
-        chartsManifestGcsUri: `${base}/${CHARTS_1M}.json`,
-        chartGcsUris: [],
-        previousReportGcsUris: [],
-      },
-      llm: { finishReason: 'STOP', attempts: { total: 1 } },
-    },
-    output: validReportOutput('## 1M\n\nMonthly trend up.') as LlmReportFile['output'],
-  };
-}
-
-async function flowFixture(): Promise<Fixture> {
-  const created = createRun({
-    flowKey: 'scheduled_month_week_report_v1',
-    scope: { symbol: 'BTC-USDT' },
-    ownerId: 'user-1',
-    trigger: { type: 'SCHEDULER', source: 'test' },
-    now: NOW,
-    random: seededRandom(7),
-  });
-  const runId = created.runId;
-  const artifacts = new InMemoryArtifactStore();
-  const put = (uri: string, data: Buffer, contentType = 'application/json') =>
-    artifacts.put(uri, data, { contentType });
-  const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-
-  let patch: RunPatch = { status: 'RUNNING', startedAt: NOW.toISOString() };
-  const succeed = (stepId: string, timeframe: string) => {
-    patch = {
-      ...patch,
-      ...stepPatch(stepId, {
-        status: 'SUCCEEDED',
-        finishedAt: NOW.toISOString(),
-        outputs: { gcs_uri: uriOf(runId, timeframe, stepId) },
-      }),
-    };
-  };
-  for (const timeframe of ['1M', '1w'] as const) {
-    const ohlcv = ohlcvFor(runId, timeframe);
-    await put(uriOf(runId, timeframe, ohlcv.stepId), json(ohlcv));
-    succeed(ohlcv.stepId, timeframe);
-    const manifest = chartsManifestFor(ohlcv, [
-      {
-        chartTemplateId: 'ctpl_default_v1',
-        kind: 'candlestick',
-        description: `BTC-USDT ${timeframe} candlesticks`,
-        bytes: tinyPng().length,
-      },
-    ]);
-    await put(uriOf(runId, timeframe, manifest.stepId), json(manifest));
-    for (const item of manifest.items) await put(item.gcs_uri, tinyPng(), 'image/png');
-    succeed(manifest.stepId, timeframe);
-  }
-  await put(uriOf(runId, '1M', REPORT_1M), serializeReport(previousReport(runId)));
-  succeed(REPORT_1M, '1M');
-  patch = { ...patch, ...stepPatch(REPORT_1W, { status: 'READY' }) };
-  return {
-    run: applyPatch(created, patch),
-    artifacts,
-    reportUri: uriOf(runId, '1w', REPORT_1W),
-  };
-}
-
-interface DeliverOptions {
-  client: LlmClient;
-  prompts?: readonly LlmPrompt[];
-  patch?: (run: FlowRun) => RunPatch;
-  before?: (fixture: Fixture) => Promise<void>;
-  harnessRetryDelayMs?: number;
-}
-
-async function deliver(options: DeliverOptions) {
-  const fixture = await flowFixture();
-  const run =
-    options.patch === undefined ? fixture.run : applyPatch(fixture.run, options.patch(fixture.run));
-  await options.before?.(fixture);
-  const artifacts = fixture.artifacts;
-  const clock = (): Date => NOW;
-  const store = new InMemoryFlowRunStore({ clock });
-  await store.create(run);
-  const log = createMemoryLogger();
-  const handler = new LlmReportHandler({
-    registry: new InMemoryPromptRegistry({
-      prompts: options.prompts ?? DEFAULT_PROMPTS,
-      schemas: DEFAULT_SCHEMAS,
-    }),
-    client: options.client,
-    logger: log.logger,
-    sleep: async () => undefined,
-  });
-  const harness = new StepHarness({
-    handler,
-    store,
-    artifacts,
-    publisher: new RecordingPublisher(),
-    logger: log.logger,
-    clock,
-    owner: 'llm-worker-test',
-    policy: {
-      heartbeatMs: 30_000,
-      timeoutMs: 780_000,
-      ...(options.harnessRetryDelayMs === undefined
-        ? {}
-        : {
-            handlerRetryBaseDelayMs: options.harnessRetryDelayMs,
-            handlerRetryMaxDelayMs: options.harnessRetryDelayMs,
-          }),
-    },
-    random: () => 0,
-  });
-  const message: StepReadyMessage = {
-    runId: run.runId,
-    stepId: REPORT_1W,
-    stepType: 'LLM_REPORT',
-    attempt: 0,
-    dispatchedAt: NOW.toISOString(),
-  };
-  const outcome = await harness.handleStepReady(message, { deliveryAttempt: 1 });
-  await harness.shutdown();
-  const stored = await store.get(run.runId);
-  const step = stored?.run.steps[REPORT_1W];
-  if (stored === undefined || stored === null || step === undefined) {
-    throw new Error('report step vanished');
-  }
-  const exists = await artifacts.exists(fixture.reportUri);
-  const bytes = exists ? await artifacts.read(fixture.reportUri) : null;
-  return { outcome, step, stored: stored.run, log, bytes, reportUri: fixture.reportUri };
-}
-
-async function snapshot(store: InMemoryArtifactStore): Promise<[string, Buffer][]> {
-  const out: [string, Buffer][] = [];
-  for (const uri of store.list()) out.push([uri, await store.read(uri)]);
-  return out;
-}
-
-function parseReport(bytes: Buffer | null): LlmReportFile {
-  if (bytes === null) throw new Error('no report artifact');
-  const checked = validate.llmReportFile(JSON.parse(bytes.toString('utf8')));
-  if (!checked.ok) throw new Error(`report invalid: ${JSON.stringify(checked.issues)}`);
-  return checked.value;
-}
+const deliver = runLlmReportStep;
 
 describe('LLM_REPORT through the step harness', () => {
   it('finalizes the 1w report SUCCEEDED with a schema-valid llm_report_file and its metadata', async () => {
@@ -416,7 +238,10 @@ describe('LLM_REPORT through the step harness', () => {
       });
     // 3 provider tries per harness try, 3 harness tries.
     const client = new ScriptedLlmClient(Array.from({ length: 9 }, unavailable));
-    const { step } = await deliver({ client, harnessRetryDelayMs: 1 });
+    const { step } = await deliver({
+      client,
+      policy: { handlerRetryBaseDelayMs: 1, handlerRetryMaxDelayMs: 1 },
+    });
     expect(step.status).toBe('FAILED');
     expect(step.error).toMatchObject({ code: 'LLM_UNAVAILABLE', retryable: true });
     expect(client.calls).toBe(9);
