@@ -116,12 +116,7 @@ export class OfflineAnalystClient implements LlmClient {
     return {
       candidates: [{ finishReason: 'STOP', parts: [{ text }] }],
       text,
-      usageMetadata: {
-        promptTokenCount: 0,
-        candidatesTokenCount: 0,
-        totalTokenCount: 0,
-        thoughtsTokenCount: 0,
-      },
+      // No model ran, so no token counts: zeros would read as a measured (free) model call.
       modelVersion: OFFLINE_MODEL_VERSION,
       responseId: `offline-${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
     };
