@@ -78,6 +78,15 @@ export class ApiClient {
     return (await this.request('GET', path)).body;
   }
 
+  /**
+   * The step's primary artifact as stored (GET /runs/{runId}/steps/{stepId}/artifact): 409
+   * CONFLICT while the step has none, 502 when storage cannot serve it.
+   */
+  async stepArtifact(runId: string, stepId: string): Promise<unknown> {
+    const path = `/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(stepId)}/artifact`;
+    return (await this.request('GET', path)).body;
+  }
+
   async flows(): Promise<unknown> {
     return (await this.request('GET', '/flows')).body;
   }

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { TriggerRequest } from '@tda/contracts';
 import { ApiClient, ApiError } from './api-client';
 import type { ApiTarget } from './cli-config';
+import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
 import { artifactUris, renderRun } from './run-view';
 import { watchRun } from './watch';
 
@@ -30,7 +31,7 @@ export function buildCli(io: CliIo): Command {
     return new ApiClient({ baseUrl: target.baseUrl, token: target.token });
   };
   const program = new Command('tda')
-    .description('TDA flow runs: trigger, watch, inspect and cancel')
+    .description('TDA flow runs: trigger, watch, inspect, cancel and read reports')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -155,6 +156,38 @@ export function buildCli(io: CliIo): Command {
       const answer = (await client().blockedOn(runId, stepId)) as { summary?: unknown };
       print(io, typeof answer.summary === 'string' ? answer.summary : '');
       print(io, JSON.stringify(answer, null, 2));
+    });
+
+  program
+    .command('report')
+    .description("print a run's LLM reports (summary markdown of each SUCCEEDED LLM_REPORT step)")
+    .argument('<runId>')
+    .option('--step <stepId>', 'only this LLM_REPORT step')
+    .option('--json', 'print the report artifact(s) as JSON (an array; one object with --step)')
+    .action(async (runId: string, opts: { step?: string; json?: boolean }) => {
+      const api = client();
+      const run = await api.getRun(runId);
+      const selection = selectReportSteps(run, opts.step);
+      const { reports, failures } = await fetchReports(api, run, selection.stepIds);
+      const files = reports.map((r) => r.report);
+      if (opts.json === true) {
+        // --step names one report: print the object itself, not an array of one.
+        const json = opts.step === undefined ? files : files[0];
+        if (files.length > 0) print(io, JSON.stringify(json, null, 2));
+      } else {
+        if (reports.length > 0) {
+          print(io, [`${run.runId}  ${run.flowKey}  ${run.scope.symbol}  ${run.status}`, '']);
+        }
+        for (const report of reports) print(io, renderReport(report));
+      }
+      if (selection.skipped.length > 0) {
+        io.stderr.write(`not shown (not SUCCEEDED): ${selection.skipped.join(', ')}\n`);
+      }
+      if (failures.length > 0) {
+        throw new ReportError(
+          `${failures.length} of ${selection.stepIds.length} report(s) could not be shown:\n  ${failures.join('\n  ')}`,
+        );
+      }
     });
 
   program

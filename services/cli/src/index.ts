@@ -1,5 +1,6 @@
 export * from './api-client';
 export * from './cli';
 export * from './cli-config';
+export * from './report-view';
 export * from './run-view';
 export * from './watch';

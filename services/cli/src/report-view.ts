@@ -1,0 +1,140 @@
+import { validate, type FlowRun, type LlmReportFile } from '@tda/contracts';
+import { topologicalOrder } from '@tda/flow-engine';
+import { ApiError, type ApiClient } from './api-client';
+
+/** `tda report` cannot show what was asked for; printed as one `error: ...` line, exit 1. */
+export class ReportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReportError';
+  }
+}
+
+export interface ReportSelection {
+  /** LLM_REPORT steps to show, dependencies first (a 1w report after the 1M one it builds on). */
+  stepIds: string[];
+  /** LLM_REPORT steps left out because they have not SUCCEEDED, with why (for a note). */
+  skipped: string[];
+}
+
+function describeStatus(run: FlowRun, stepId: string): string {
+  const step = run.steps[stepId];
+  if (step === undefined) return `${stepId}: missing`;
+  const error = step.error === undefined ? '' : ` (${step.error.code})`;
+  return `${stepId}: ${step.status}${error}`;
+}
+
+/**
+ * Which reports `tda report` prints: the one `--step` names (it must be a SUCCEEDED LLM_REPORT
+ * step), else every SUCCEEDED LLM_REPORT step in DAG order with lexicographic ties (flow-engine
+ * topologicalOrder). No report to show is a ReportError naming what the run has instead.
+ */
+export function selectReportSteps(run: FlowRun, stepId?: string): ReportSelection {
+  if (stepId !== undefined) {
+    const step = run.steps[stepId];
+    if (step === undefined) throw new ReportError(`run ${run.runId} has no step ${stepId}`);
+    if (step.stepType !== 'LLM_REPORT') {
+      throw new ReportError(
+        `step ${stepId} has type ${step.stepType}; tda report shows LLM_REPORT steps (tda get ${run.runId} lists them)`,
+      );
+    }
+    if (step.status !== 'SUCCEEDED') {
+      throw new ReportError(
+        `step ${describeStatus(run, stepId)}: its report exists once the step SUCCEEDED`,
+      );
+    }
+    return { stepIds: [stepId], skipped: [] };
+  }
+  const reports = topologicalOrder(run.steps).filter(
+    (id) => run.steps[id]?.stepType === 'LLM_REPORT',
+  );
+  if (reports.length === 0) {
+    throw new ReportError(`run ${run.runId} (${run.flowKey}) has no LLM_REPORT steps`);
+  }
+  const succeeded = reports.filter((id) => run.steps[id]?.status === 'SUCCEEDED');
+  const skipped = reports.filter((id) => !succeeded.includes(id));
+  if (succeeded.length === 0) {
+    throw new ReportError(
+      `run ${run.runId} (${run.status}) has no succeeded LLM report yet: ${skipped
+        .map((id) => describeStatus(run, id))
+        .join(', ')}`,
+    );
+  }
+  return { stepIds: succeeded, skipped: skipped.map((id) => describeStatus(run, id)) };
+}
+
+export interface FetchedReport {
+  stepId: string;
+  uri: string;
+  report: LlmReportFile;
+}
+
+export interface FetchedReports {
+  reports: FetchedReport[];
+  /** One line per report that could not be fetched or is not a valid llm_report_file. */
+  failures: string[];
+}
+
+/**
+ * Fetches each report artifact through the API and checks it against the llm_report_file
+ * contract (and that it is the file of this run and step) before anything is printed from it.
+ */
+export async function fetchReports(
+  api: Pick<ApiClient, 'stepArtifact'>,
+  run: FlowRun,
+  stepIds: readonly string[],
+): Promise<FetchedReports> {
+  const reports: FetchedReport[] = [];
+  const failures: string[] = [];
+  for (const stepId of stepIds) {
+    let body: unknown;
+    try {
+      body = await api.stepArtifact(run.runId, stepId);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // Auth and connection problems concern every report: stop at the first one.
+      if (error.status === 0 || error.status === 401) throw error;
+      failures.push(
+        `${stepId}: ${error.code}${error.status > 0 ? ` (HTTP ${error.status})` : ''}: ${error.message}`,
+      );
+      continue;
+    }
+    const checked = validate.llmReportFile(body);
+    if (!checked.ok) {
+      const issues = checked.issues
+        .slice(0, 5)
+        .map((i) => `${i.path || '/'} (${i.keyword})`)
+        .join('; ');
+      failures.push(`${stepId}: the artifact is not a valid llm_report_file: ${issues}`);
+      continue;
+    }
+    const { metadata } = checked.value;
+    if (metadata.runId !== run.runId || metadata.stepId !== stepId) {
+      failures.push(
+        `${stepId}: the artifact belongs to ${metadata.runId} / ${metadata.stepId}, not to this step`,
+      );
+      continue;
+    }
+    reports.push({
+      stepId,
+      uri: run.steps[stepId]?.outputs.gcs_uri ?? '',
+      report: checked.value,
+    });
+  }
+  return { reports, failures };
+}
+
+/** A header (step, timeframe, model, artifact) and the report's summary markdown. */
+export function renderReport({ stepId, uri, report }: FetchedReport): string[] {
+  const { metadata } = report;
+  return [
+    `━━ ${stepId}`,
+    `timeframe  ${metadata.timeframe}`,
+    `model      ${metadata.provider}/${metadata.modelName}`,
+    `prompt     ${metadata.promptId}`,
+    `artifact   ${uri}`,
+    '',
+    report.output.summary.markdown.trimEnd(),
+    '',
+  ];
+}
