@@ -1,12 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type EnvSource } from '@tda/config';
+import { hostPortSchema, loadConfig, type EnvSource } from '@tda/config';
 import { z } from 'zod';
 
 export const cliConfigSchema = z.object({
   TDA_API_URL: z.string().url().optional(),
   TDA_API_TOKEN: z.string().min(1).optional(),
   TDA_DATA_DIR: z.string().min(1).default('.data'),
+  /**
+   * `tda llm seed` talks to Firestore directly. No default project on purpose: seeding the wrong
+   * project is worse than asking for one.
+   */
+  GOOGLE_CLOUD_PROJECT: z.string().min(1).optional(),
+  FIRESTORE_EMULATOR_HOST: hostPortSchema.optional(),
 });
 export type CliConfig = z.infer<typeof cliConfigSchema>;
 
@@ -45,5 +51,32 @@ export function resolveApiTarget(env?: EnvSource): ApiTarget {
     baseUrl: config.TDA_API_URL ?? local.url,
     token: config.TDA_API_TOKEN ?? local.token,
     source: 'local-stack',
+  };
+}
+
+export interface FirestoreTarget {
+  projectId: string;
+  /** host:port of the Firestore emulator; absent = Google Cloud with Application Default Credentials. */
+  emulatorHost?: string;
+}
+
+/**
+ * The Firestore that `tda llm seed` writes to: `--project` or GOOGLE_CLOUD_PROJECT, the emulator
+ * when FIRESTORE_EMULATOR_HOST is set.
+ */
+export function resolveFirestoreTarget(
+  env?: EnvSource,
+  flags: { project?: string } = {},
+): FirestoreTarget {
+  const config = loadConfig('tda-cli', cliConfigSchema, env);
+  const projectId = flags.project ?? config.GOOGLE_CLOUD_PROJECT;
+  if (projectId === undefined || projectId === '') {
+    throw new Error('no Google Cloud project: pass --project <id> or set GOOGLE_CLOUD_PROJECT');
+  }
+  return {
+    projectId,
+    ...(config.FIRESTORE_EMULATOR_HOST === undefined
+      ? {}
+      : { emulatorHost: config.FIRESTORE_EMULATOR_HOST }),
   };
 }

@@ -1,7 +1,11 @@
 import { Command, CommanderError } from 'commander';
+import type { EnvSource } from '@tda/config';
 import type { TriggerRequest } from '@tda/contracts';
+import { createFirestore } from '@tda/flow-store';
+import { FirestorePromptRegistry } from '@tda/llm';
 import { ApiClient, ApiError } from './api-client';
-import type { ApiTarget } from './cli-config';
+import { resolveFirestoreTarget, type ApiTarget } from './cli-config';
+import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
 import { artifactUris, renderRun } from './run-view';
 import { watchRun } from './watch';
@@ -12,6 +16,8 @@ export interface CliIo {
   /** Resolves where the API is (env or the local stack); injectable for tests. */
   target: () => ApiTarget;
   watchIntervalMs?: number;
+  /** Environment for commands that read config themselves (`tda llm seed`); default: the process's. */
+  env?: EnvSource;
 }
 
 function print(io: CliIo, lines: string[] | string): void {
@@ -31,7 +37,9 @@ export function buildCli(io: CliIo): Command {
     return new ApiClient({ baseUrl: target.baseUrl, token: target.token });
   };
   const program = new Command('tda')
-    .description('TDA flow runs: trigger, watch, inspect, cancel and read reports')
+    .description(
+      'TDA flow runs: trigger, watch, inspect, cancel, read reports; seed the LLM registry',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -187,6 +195,41 @@ export function buildCli(io: CliIo): Command {
         throw new ReportError(
           `${failures.length} of ${selection.stepIds.length} report(s) could not be shown:\n  ${failures.join('\n  ')}`,
         );
+      }
+    });
+
+  const llm = program.command('llm').description('the LLM prompt/schema registry (Firestore)');
+  llm
+    .command('seed')
+    .description(
+      'seed the default prompts and schemas into llm_prompts / llm_schemas (create-only unless --force)',
+    )
+    .option('--project <id>', 'Google Cloud project (default: GOOGLE_CLOUD_PROJECT)')
+    .option('--force', 'replace documents that differ from the seed')
+    .option('--dry-run', 'print the plan, write nothing')
+    .action(async (opts: { project?: string; force?: boolean; dryRun?: boolean }) => {
+      const target = resolveFirestoreTarget(
+        io.env,
+        opts.project === undefined ? {} : { project: opts.project },
+      );
+      print(
+        io,
+        `Firestore project ${target.projectId} (${
+          target.emulatorHost === undefined
+            ? 'Google Cloud, Application Default Credentials'
+            : `emulator ${target.emulatorHost}`
+        })`,
+      );
+      const firestore = createFirestore(target);
+      try {
+        const dryRun = opts.dryRun === true;
+        const rows = await seedLlmRegistry(new FirestorePromptRegistry(firestore), {
+          force: opts.force === true,
+          dryRun,
+        });
+        print(io, renderSeedTable(rows, dryRun));
+      } finally {
+        await firestore.terminate();
       }
     });
 
