@@ -192,6 +192,33 @@ describe('LLM_REPORT through the step harness', () => {
     expect(client.calls).toBe(0);
   });
 
+  it('fails INVALID_STEP_INPUTS when the step timeframe contradicts its stepId or its inputs', async () => {
+    // seed 002 invariant: steps[stepId].timeframe matches the stepId's timeframe segment (and
+    // the artifact path segment derived from it).
+    const client = new ScriptedLlmClient([]);
+    const { step } = await deliver({
+      client,
+      patch: () => stepPatch(REPORT_1W, { timeframe: '1d' }),
+    });
+    expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
+    expect(step.error?.message).toContain('stepId names timeframe 1w, the step has 1d');
+    expect(client.calls).toBe(0);
+    // An upstream of another timeframe (the 1M OHLCV feeding the 1w report).
+    const crossed = await deliver({
+      client,
+      patch: (run) => {
+        const report = run.steps[REPORT_1W];
+        return stepPatch(REPORT_1W, {
+          dependsOn: [...(report?.dependsOn ?? []), 'ohlcv_export:1M'],
+          inputs: { ...report?.inputs, ohlcvStepId: 'ohlcv_export:1M' },
+        });
+      },
+    });
+    expect(crossed.step.error?.code).toBe('INVALID_STEP_INPUTS');
+    expect(crossed.step.error?.message).toContain('has timeframe 1M, this step 1w');
+    expect(client.calls).toBe(0);
+  });
+
   it('fails INVALID_STEP_INPUTS for a chart image over the 256 KiB limit, without a model call', async () => {
     const client = new ScriptedLlmClient([]);
     const { step } = await deliver({
