@@ -30,6 +30,7 @@ function fakeApi(): {
 } {
   const requests: { method: string; url: string; auth: string; body: string }[] = [];
   const run = finishedRun();
+  const failed = makeFlowRun({ suffix: 'bad', status: 'FAILED' });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -57,6 +58,8 @@ function fakeApi(): {
         } else send(201, run);
       } else if (req.method === 'GET' && req.url === `/runs/${run.runId}`) {
         send(200, run);
+      } else if (req.method === 'GET' && req.url === `/runs/${failed.runId}`) {
+        send(200, failed);
       } else send(404, { code: 'NOT_FOUND', message: 'no such route' });
     });
   });
@@ -102,6 +105,13 @@ describe('tda CLI', () => {
     expect(text).toContain('created');
     expect(text).toContain('SUCCEEDED');
     expect(text).toContain('gs://tda-artifacts/runs/r/1d/ohlcv_export:1d.json');
+  });
+
+  it('exits 1 when a watched run fails, without leaking that code into the next invocation', async () => {
+    const failedId = makeFlowRun({ suffix: 'bad' }).runId;
+    expect(await runCli(['watch', failedId], io())).toBe(1);
+    expect(await runCli(['get', failedId], io())).toBe(0);
+    expect(process.exitCode ?? 0).toBe(0);
   });
 
   it('prints the API error code, message and details and exits 1', async () => {

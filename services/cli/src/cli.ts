@@ -30,8 +30,13 @@ function parseLimit(value: string): number {
   return n;
 }
 
+/** The exit code one invocation decided (not the global process.exitCode: tests run many). */
+export interface CliOutcome {
+  exitCode: number;
+}
+
 /** The `tda` command line: a thin client of the orchestrator API. */
-export function buildCli(io: CliIo): Command {
+export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Command {
   const client = (): ApiClient => {
     const target = io.target();
     return new ApiClient({ baseUrl: target.baseUrl, token: target.token });
@@ -85,7 +90,7 @@ export function buildCli(io: CliIo): Command {
           ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
         });
         printArtifacts(io, final);
-        if (final.status !== 'SUCCEEDED') process.exitCode = 1;
+        if (final.status !== 'SUCCEEDED') outcome.exitCode = 1;
       }
     });
 
@@ -110,6 +115,7 @@ export function buildCli(io: CliIo): Command {
         ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
       });
       printArtifacts(io, final);
+      if (final.status !== 'SUCCEEDED') outcome.exitCode = 1;
     });
 
   program
@@ -253,8 +259,9 @@ function printArtifacts(io: CliIo, run: Parameters<typeof artifactUris>[0]): voi
 /** Runs the CLI; returns the process exit code. Errors become one clear line on stderr. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
-    await buildCli(io).parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    const outcome: CliOutcome = { exitCode: 0 };
+    await buildCli(io, outcome).parseAsync(argv, { from: 'user' });
+    return outcome.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode;
