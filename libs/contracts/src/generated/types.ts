@@ -308,6 +308,11 @@ export interface FlowStep {
   attempt: number;
   lease?: StepLease;
   progress?: StepProgress;
+  deadlineAt?: Timestamp;
+  /**
+   * Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.
+   */
+  maxAttempts?: number;
   [k: string]: unknown;
 }
 export interface StepOutputs {
