@@ -75,6 +75,7 @@ export interface MessageBroker extends Publisher {
   /**
    * Replay (DESIGN.md §5.6): messages published at or after `time` and still retained
    * (retainAckedMessages) become unacked and are redelivered; older ones are marked acked.
+   * SubscriptionNotFoundError if the subscription does not exist.
    */
   seek(subscription: string, time: Date): Promise<void>;
   /**
@@ -82,6 +83,58 @@ export interface MessageBroker extends Publisher {
    * subscriptions (or the PubSubServer) first.
    */
   close(): Promise<void>;
+}
+
+/** A saved ack state of a subscription (Pub/Sub snapshot), for seek replay. */
+export interface SnapshotInfo {
+  /** Short name (no `projects/.../snapshots/` prefix). */
+  name: string;
+  /** Short name of the topic of the subscription it was taken from. */
+  topic: string;
+  /**
+   * When the broker may delete it. Pub/Sub sets it to (publish time of the oldest message unacked
+   * at creation, or the creation time when there was none) + 7 days, so `expireTime - 7 days` is
+   * a lower bound of the publish time of every message a seek to it replays.
+   */
+  expireTime?: Date;
+}
+
+/**
+ * Snapshots (DESIGN.md §5.6 replay): both adapters implement them; a broker without them (a
+ * test fake) simply does not, and callers check with supportsSnapshots.
+ */
+export interface SnapshotBroker {
+  /**
+   * Captures the subscription's ack state now: a later seek to it makes every message that was
+   * unacked at this moment, or is published afterwards, unacked again. SnapshotAlreadyExistsError
+   * if the name is taken, SubscriptionNotFoundError if the subscription does not exist.
+   */
+  createSnapshot(subscription: string, snapshot: string): Promise<SnapshotInfo>;
+  /** null when there is no such snapshot. */
+  getSnapshot(snapshot: string): Promise<SnapshotInfo | null>;
+  /** SnapshotNotFoundError / SubscriptionNotFoundError when either is missing. */
+  seekToSnapshot(subscription: string, snapshot: string): Promise<void>;
+}
+
+export function supportsSnapshots<T extends MessageBroker>(
+  broker: T,
+): broker is T & SnapshotBroker {
+  const candidate = broker as Partial<SnapshotBroker>;
+  return (
+    typeof candidate.createSnapshot === 'function' &&
+    typeof candidate.getSnapshot === 'function' &&
+    typeof candidate.seekToSnapshot === 'function'
+  );
+}
+
+/**
+ * Pub/Sub resource name rules for snapshots: starts with a letter, 3..255 characters of letters,
+ * digits and `-_.~+%`, not starting with `goog`.
+ */
+export const SNAPSHOT_NAME_PATTERN = /^(?!goog)[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}$/;
+
+export function isValidSnapshotName(name: unknown): name is string {
+  return typeof name === 'string' && SNAPSHOT_NAME_PATTERN.test(name);
 }
 
 /** The bytes a publish sends for `data`. */

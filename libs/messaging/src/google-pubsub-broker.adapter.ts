@@ -7,14 +7,23 @@ import {
 } from '@google-cloud/pubsub';
 import {
   encodeMessageData,
+  isValidSnapshotName,
   type MessageBroker,
+  type SnapshotBroker,
+  type SnapshotInfo,
   type MessageListener,
   type OutgoingMessage,
   type ReceivedMessage,
   type SubscribeOptions,
   type SubscriptionHandle,
 } from './broker.port';
-import { SubscriptionNotFoundError } from './messaging.errors';
+import {
+  InvalidSnapshotNameError,
+  SnapshotAlreadyExistsError,
+  SnapshotNotFoundError,
+  SubscriptionNotFoundError,
+  TopologyError,
+} from './messaging.errors';
 
 export interface GooglePubSubBrokerOptions {
   /** A configured client: `new PubSub({ projectId, apiEndpoint, emulatorMode })` or ADC. */
@@ -30,6 +39,48 @@ export interface GooglePubSubBrokerOptions {
 
 const DEFAULT_MAX_LEASE_EXTENSION_SECONDS = 3600;
 const GRPC_NOT_FOUND = 5;
+const GRPC_ALREADY_EXISTS = 6;
+const GRPC_FAILED_PRECONDITION = 9;
+
+function grpcCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null
+    ? (error as { code?: unknown }).code
+    : undefined;
+}
+
+/** `projects/p/snapshots/name` → `name` (the client returns full resource names). */
+function shortName(name: string): string {
+  const slash = name.lastIndexOf('/');
+  return slash < 0 ? name : name.slice(slash + 1);
+}
+
+interface ProtoTimestamp {
+  seconds?: number | string | { toString(): string } | null;
+  nanos?: number | null;
+}
+
+interface ProtoSnapshot {
+  name?: string | null;
+  topic?: string | null;
+  expireTime?: ProtoTimestamp | null;
+}
+
+function toDate(value: ProtoTimestamp | null | undefined): Date | undefined {
+  if (value === null || value === undefined || value.seconds === null) return undefined;
+  const seconds = Number(String(value.seconds ?? 0));
+  const ms = seconds * 1000 + Math.floor((value.nanos ?? 0) / 1e6);
+  return Number.isFinite(ms) ? new Date(ms) : undefined;
+}
+
+function snapshotInfo(fallbackName: string, proto: ProtoSnapshot | null | undefined): SnapshotInfo {
+  const info: SnapshotInfo = {
+    name: shortName(proto?.name ?? fallbackName),
+    topic: shortName(proto?.topic ?? ''),
+  };
+  const expireTime = toDate(proto?.expireTime);
+  if (expireTime !== undefined) info.expireTime = expireTime;
+  return info;
+}
 
 /**
  * MessageBroker on @google-cloud/pubsub (GCP or the emulator).
@@ -42,7 +93,7 @@ const GRPC_NOT_FOUND = 5;
  * Flow control: maxInFlight becomes flowControl.maxMessages with allowExcessMessages=false, on
  * a single stream, so the client never holds more than maxInFlight undispatched messages.
  */
-export class GooglePubSubBroker implements MessageBroker {
+export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
   private readonly pubsub: PubSub;
   private readonly attemptCacheSize: number;
   private readonly closeTimeoutMs: number;
@@ -148,7 +199,70 @@ export class GooglePubSubBroker implements MessageBroker {
   }
 
   async seek(subscription: string, time: Date): Promise<void> {
-    await this.pubsub.subscription(subscription).seek(time);
+    try {
+      await this.pubsub.subscription(subscription).seek(time);
+    } catch (error) {
+      if (grpcCode(error) === GRPC_NOT_FOUND) {
+        throw new SubscriptionNotFoundError(subscription, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async createSnapshot(subscription: string, snapshot: string): Promise<SnapshotInfo> {
+    if (!isValidSnapshotName(snapshot)) throw new InvalidSnapshotNameError(snapshot);
+    try {
+      const [, response] = await this.pubsub.subscription(subscription).createSnapshot(snapshot);
+      return snapshotInfo(snapshot, response as ProtoSnapshot | undefined);
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC_ALREADY_EXISTS)
+        throw new SnapshotAlreadyExistsError(snapshot, { cause: error });
+      if (code === GRPC_NOT_FOUND)
+        throw new SubscriptionNotFoundError(subscription, { cause: error });
+      throw error;
+    }
+  }
+
+  async getSnapshot(snapshot: string): Promise<SnapshotInfo | null> {
+    if (!isValidSnapshotName(snapshot)) return null;
+    // The client has no Snapshot#get; the generated SubscriberClient does.
+    const proto = await new Promise<ProtoSnapshot | null>((resolve, reject) => {
+      this.pubsub.request<ProtoSnapshot>(
+        {
+          client: 'SubscriberClient',
+          method: 'getSnapshot',
+          reqOpts: { snapshot: `projects/{{projectId}}/snapshots/${snapshot}` },
+          gaxOpts: {},
+        },
+        (error, response) => {
+          if (error === null || error === undefined) resolve(response ?? null);
+          else if (grpcCode(error) === GRPC_NOT_FOUND) resolve(null);
+          else reject(error);
+        },
+      );
+    });
+    return proto === null ? null : snapshotInfo(snapshot, proto);
+  }
+
+  async seekToSnapshot(subscription: string, snapshot: string): Promise<void> {
+    try {
+      await this.pubsub.subscription(subscription).seek(snapshot);
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC_NOT_FOUND) {
+        // The same status for either resource: ask which one is missing.
+        const [exists] = await this.pubsub.subscription(subscription).exists();
+        if (!exists) throw new SubscriptionNotFoundError(subscription, { cause: error });
+        throw new SnapshotNotFoundError(snapshot, { cause: error });
+      }
+      if (code === GRPC_FAILED_PRECONDITION) {
+        throw new TopologyError(
+          `snapshot ${snapshot} cannot be applied to ${subscription} (another topic?)`,
+        );
+      }
+      throw error;
+    }
   }
 
   /** Flushes batched publishes; call on shutdown. Does not close the PubSub client. */

@@ -1,14 +1,24 @@
 import {
   encodeMessageData,
+  isValidSnapshotName,
   type MessageAttributes,
   type MessageBroker,
+  type SnapshotBroker,
+  type SnapshotInfo,
   type MessageListener,
   type OutgoingMessage,
   type ReceivedMessage,
   type SubscribeOptions,
   type SubscriptionHandle,
 } from './broker.port';
-import { SubscriptionNotFoundError, TopicNotFoundError, TopologyError } from './messaging.errors';
+import {
+  InvalidSnapshotNameError,
+  SnapshotAlreadyExistsError,
+  SnapshotNotFoundError,
+  SubscriptionNotFoundError,
+  TopicNotFoundError,
+  TopologyError,
+} from './messaging.errors';
 import type { Topology } from './topology';
 
 /** Settings of one in-memory subscription, in milliseconds. */
@@ -92,7 +102,17 @@ interface SubscriptionState {
   pumpScheduled: boolean;
 }
 
+interface SnapshotState {
+  info: SnapshotInfo;
+  /** Messages unacked on the source subscription when the snapshot was taken. */
+  unacked: ReadonlySet<string>;
+  /** The last message id published before it: later ones are replayed too. */
+  lastMessageSeq: number;
+}
+
 const DEFAULT_MAX_LEASE_EXTENSION_MS = 3_600_000;
+/** Pub/Sub's snapshot lifetime: 7 days minus the age of the oldest unacked message. */
+const SNAPSHOT_LIFETIME_MS = 7 * 24 * 3_600_000;
 
 /**
  * An in-process broker with Pub/Sub's at-least-once semantics (DESIGN.md §7 memory mode):
@@ -103,9 +123,10 @@ const DEFAULT_MAX_LEASE_EXTENSION_MS = 3_600_000;
  * injectDuplicate); acked messages are retained for seek when configured; dead-lettering
  * follows GCP. Not durable: state lives in this object.
  */
-export class InMemoryBroker implements MessageBroker {
+export class InMemoryBroker implements MessageBroker, SnapshotBroker {
   private readonly topics = new Map<string, Set<string>>();
   private readonly subscriptions = new Map<string, SubscriptionState>();
+  private readonly snapshots = new Map<string, SnapshotState>();
   private readonly timeScale: number;
   private readonly duplicateRate: number;
   private readonly random: () => number;
@@ -274,10 +295,60 @@ export class InMemoryBroker implements MessageBroker {
   }
 
   async seek(subscription: string, time: Date): Promise<void> {
+    const at = time.getTime();
+    this.rewind(this.requireSubscription(subscription), (state) => {
+      return state.message.publishTime.getTime() >= at;
+    });
+  }
+
+  async createSnapshot(subscription: string, snapshot: string): Promise<SnapshotInfo> {
+    if (!isValidSnapshotName(snapshot)) throw new InvalidSnapshotNameError(snapshot);
     const sub = this.requireSubscription(subscription);
+    if (this.snapshots.has(snapshot)) throw new SnapshotAlreadyExistsError(snapshot);
+    const unacked = new Set<string>();
+    let oldestUnacked = Date.now();
+    for (const state of sub.messages.values()) {
+      if (state.acked) continue;
+      unacked.add(state.message.id);
+      oldestUnacked = Math.min(oldestUnacked, state.message.publishTime.getTime());
+    }
+    const info: SnapshotInfo = {
+      name: snapshot,
+      topic: sub.config.topic,
+      expireTime: new Date(oldestUnacked + SNAPSHOT_LIFETIME_MS),
+    };
+    this.snapshots.set(snapshot, { info, unacked, lastMessageSeq: this.nextMessageId - 1 });
+    return { ...info };
+  }
+
+  async getSnapshot(snapshot: string): Promise<SnapshotInfo | null> {
+    const found = this.snapshots.get(snapshot);
+    return found === undefined ? null : { ...found.info };
+  }
+
+  async seekToSnapshot(subscription: string, snapshot: string): Promise<void> {
+    const sub = this.requireSubscription(subscription);
+    const found = this.snapshots.get(snapshot);
+    if (found === undefined) throw new SnapshotNotFoundError(snapshot);
+    if (found.info.topic !== sub.config.topic) {
+      // Pub/Sub answers FAILED_PRECONDITION: a snapshot only applies to its own topic.
+      throw new TopologyError(
+        `snapshot ${snapshot} is of topic ${found.info.topic}, subscription ${subscription} of ${sub.config.topic}`,
+      );
+    }
+    this.rewind(sub, (state) => {
+      return found.unacked.has(state.message.id) || Number(state.message.id) > found.lastMessageSeq;
+    });
+  }
+
+  /**
+   * A seek: outstanding deliveries become stale (their ack/nack is ignored, as after a real
+   * seek); retained messages for which `replay` holds become unacked and are queued in publish
+   * order, every other one counts as acked.
+   */
+  private rewind(sub: SubscriptionState, replay: (state: MessageState) => boolean): void {
     for (const timer of sub.backoffTimers) clearTimeout(timer);
     sub.backoffTimers.clear();
-    // Outstanding deliveries become stale (their ack/nack is ignored), as after a real seek.
     for (const lease of sub.leases.values()) {
       clearTimeout(lease.timer);
       lease.consumer.inFlight--;
@@ -288,7 +359,7 @@ export class InMemoryBroker implements MessageBroker {
       (a, b) => a.message.publishTime.getTime() - b.message.publishTime.getTime(),
     );
     for (const state of ordered) {
-      if (state.message.publishTime.getTime() >= time.getTime()) {
+      if (replay(state)) {
         state.acked = false;
         sub.queue.push(state.message.id);
       } else {

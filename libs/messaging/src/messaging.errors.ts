@@ -27,6 +27,34 @@ export class SubscriptionNotFoundError extends MessagingError {
   }
 }
 
+export class SnapshotNotFoundError extends MessagingError {
+  constructor(
+    readonly snapshot: string,
+    options?: { cause?: unknown },
+  ) {
+    super('NOT_FOUND', `snapshot ${snapshot} does not exist`, options);
+  }
+}
+
+/** A snapshot name Pub/Sub would refuse (SNAPSHOT_NAME_PATTERN). */
+export class InvalidSnapshotNameError extends MessagingError {
+  constructor(readonly snapshot: string) {
+    super(
+      'INVALID_REQUEST',
+      `invalid snapshot name '${snapshot.slice(0, 100)}': 3-255 characters, a letter first, then letters, digits or -_.~+%, not starting with goog`,
+    );
+  }
+}
+
+export class SnapshotAlreadyExistsError extends MessagingError {
+  constructor(
+    readonly snapshot: string,
+    options?: { cause?: unknown },
+  ) {
+    super('CONFLICT', `snapshot ${snapshot} already exists`, options);
+  }
+}
+
 /** A topology that cannot be expressed or reached by updating settings in place. */
 export class TopologyError extends MessagingError {
   constructor(message: string) {

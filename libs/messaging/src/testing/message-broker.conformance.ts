@@ -1,6 +1,17 @@
 import { expectEventually } from '@tda/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MessageBroker, ReceivedMessage, SubscriptionHandle } from '../broker.port';
+import {
+  supportsSnapshots,
+  type MessageBroker,
+  type ReceivedMessage,
+  type SubscriptionHandle,
+} from '../broker.port';
+import {
+  InvalidSnapshotNameError,
+  SnapshotAlreadyExistsError,
+  SnapshotNotFoundError,
+  SubscriptionNotFoundError,
+} from '../messaging.errors';
 import { buildTopology, stepReadySubscription, stepReadyTopic, type Topology } from '../topology';
 
 export interface BrokerTestChannel {
@@ -279,6 +290,62 @@ export function describeMessageBrokerConformance(
       await harness.broker.seek(subscription, new Date(publishTime + 60_000));
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(recorder.deliveries).toHaveLength(2);
+    });
+
+    it('seek to a snapshot replays what was unacked at its creation and what came later', async () => {
+      const { broker } = harness;
+      if (!supportsSnapshots(broker)) throw new Error(`${name} must support snapshots`);
+      const { topic, subscription } = await harness.createChannel({ ackDeadlineSeconds: 30 });
+      const first = new Recorder(() => 'ack');
+      const firstHandle = await subscribe(subscription, first);
+      const acked = await broker.publish(topic, { data: { n: 'acked' } });
+      await eventually(() => expect(first.deliveries).toHaveLength(1));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await firstHandle.close();
+      const ackedAt = first.deliveries[0]?.publishTime.getTime() ?? 0;
+      // Published with nobody listening: the backlog when the snapshot is taken.
+      const backlog = await broker.publish(topic, { data: { n: 'backlog' } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      const snapshot = `snap-${subscription}`;
+      const info = await broker.createSnapshot(subscription, snapshot);
+      expect(info).toMatchObject({ name: snapshot, topic });
+      // expireTime - 7 days: the oldest unacked message's publish time (after the acked one).
+      const replaysFrom = (info.expireTime?.getTime() ?? 0) - 7 * 24 * 3_600_000;
+      expect(replaysFrom).toBeGreaterThanOrEqual(ackedAt);
+      expect(replaysFrom).toBeLessThanOrEqual(Date.now());
+      expect(await broker.getSnapshot(snapshot)).toMatchObject({ name: snapshot, topic });
+      expect(await broker.getSnapshot(`${snapshot}-missing`)).toBeNull();
+      await expect(broker.createSnapshot(subscription, snapshot)).rejects.toBeInstanceOf(
+        SnapshotAlreadyExistsError,
+      );
+      await expect(broker.createSnapshot(subscription, 'x')).rejects.toBeInstanceOf(
+        InvalidSnapshotNameError,
+      );
+
+      const second = new Recorder(() => 'ack');
+      await subscribe(subscription, second);
+      const later = await broker.publish(topic, { data: { n: 'later' } });
+      await eventually(() => expect(second.deliveries.map((d) => d.id)).toEqual([backlog, later]));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      await broker.seekToSnapshot(subscription, snapshot);
+      await eventually(() => expect(second.deliveries).toHaveLength(4));
+      expect(new Set(second.deliveries.slice(2).map((d) => d.id))).toEqual(
+        new Set([backlog, later]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(second.deliveries.map((d) => d.id)).not.toContain(acked);
+
+      await expect(
+        broker.seekToSnapshot(subscription, `${snapshot}-missing`),
+      ).rejects.toBeInstanceOf(SnapshotNotFoundError);
+      await expect(
+        broker.seekToSnapshot(`${subscription}-missing`, snapshot),
+      ).rejects.toBeInstanceOf(SubscriptionNotFoundError);
+      await expect(broker.seek(`${subscription}-missing`, new Date())).rejects.toBeInstanceOf(
+        SubscriptionNotFoundError,
+      );
     });
   });
 }
