@@ -1,4 +1,5 @@
 import type { ErrorCode, FlowRun, RunStatus, StepStatus } from '@tda/contracts';
+import { describeQueueEntry, type QueueEntry } from './admission';
 import { ancestorsOf } from './dag';
 import { StepNotFoundError } from './errors';
 import type { DependencyState } from './executable';
@@ -24,6 +25,11 @@ export type BlockedReason =
     }
   /** PENDING although every dependency SUCCEEDED: the orchestrator has not advanced the run yet. */
   | { kind: 'awaiting_advance' }
+  /**
+   * The run waits for admission (a PENDING run beyond the running-runs limits): its position in
+   * the queue of all PENDING runs (creation order) and what it waits for.
+   */
+  | ({ kind: 'queued' } & Omit<QueueEntry, 'runId' | 'ownerId'>)
   | { kind: 'ready_not_claimed'; readySince?: string; waitingMs?: number }
   | {
       kind: 'running';
@@ -67,6 +73,8 @@ function describe(reason: BlockedReason): string {
     }
     case 'awaiting_advance':
       return 'all dependencies SUCCEEDED; waiting for the orchestrator to mark it READY';
+    case 'queued':
+      return describeQueueEntry(reason);
     case 'ready_not_claimed':
       return `READY since ${reason.readySince ?? '(unknown)'}${reason.waitingMs !== undefined ? ` (${Math.round(reason.waitingMs / 1000)} s)` : ''}, not claimed by a worker yet`;
     case 'running':
@@ -74,12 +82,26 @@ function describe(reason: BlockedReason): string {
   }
 }
 
+export interface BlockedOnOptions {
+  /**
+   * The run's place in the admission queue (the orchestrator computes it from the RUNNING and
+   * PENDING runs, see admission.ts). Used only while the run is PENDING: the step then waits for
+   * the run to be admitted, which replaces `awaiting_advance`.
+   */
+  queue?: QueueEntry;
+}
+
 /**
  * Why is this step not running (or not done)? A structured explanation for operators; throws
  * StepNotFoundError (code NOT_FOUND) for an unknown stepId. `now` enables the time-based reasons
  * (deadline passed, lease expired, time spent READY).
  */
-export function blockedOn(run: FlowRun, stepId: string, now?: Date): BlockedOnExplanation {
+export function blockedOn(
+  run: FlowRun,
+  stepId: string,
+  now?: Date,
+  options: BlockedOnOptions = {},
+): BlockedOnExplanation {
   const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
   if (step === undefined) throw new StepNotFoundError(run.runId, stepId);
   const reasons: BlockedReason[] = [];
@@ -100,11 +122,24 @@ export function blockedOn(run: FlowRun, stepId: string, now?: Date): BlockedOnEx
         reasons.push({ kind: 'deadline_passed', deadlineAt: run.deadlineAt });
       }
     }
-    reasons.push(...stepReasons(run, stepId, now));
+    const queued = queuedReason(run, options.queue);
+    if (queued !== undefined) reasons.push(queued);
+    reasons.push(
+      ...stepReasons(run, stepId, now).filter(
+        (r) => queued === undefined || r.kind !== 'awaiting_advance',
+      ),
+    );
   }
 
   const summary = `${stepId} is ${step.status}: ${reasons.map(describe).join('; ')}`;
   return { runId: run.runId, runStatus: run.status, stepId, status: step.status, reasons, summary };
+}
+
+function queuedReason(run: FlowRun, entry: QueueEntry | undefined): BlockedReason | undefined {
+  if (entry === undefined || run.status !== 'PENDING' || entry.runId !== run.runId)
+    return undefined;
+  const { runId: _runId, ownerId: _ownerId, ...position } = entry;
+  return { kind: 'queued', ...position };
 }
 
 function stepReasons(run: FlowRun, stepId: string, now: Date | undefined): BlockedReason[] {

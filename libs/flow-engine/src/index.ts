@@ -13,3 +13,4 @@ export * from './lease';
 export * from './reconcile';
 export * from './blocked-on';
 export * from './catalogue';
+export * from './admission';
