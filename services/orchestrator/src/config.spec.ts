@@ -14,6 +14,9 @@ describe('orchestrator config', () => {
       TDA_DEFAULT_OWNER: 'local-user',
       TDA_MAX_STEP_ATTEMPTS: 3,
       TDA_DEFAULT_RUN_DEADLINE_SECONDS: 3_600,
+      TDA_MAX_RUNNING_RUNS: 20,
+      TDA_MAX_RUNNING_RUNS_PER_OWNER: 5,
+      TDA_MAX_ACTIVE_RUNS_PER_OWNER: 20,
       TDA_PUBSUB_PREFIX: 'tda',
       TDA_BACKEND: 'memory',
     });
@@ -42,6 +45,16 @@ describe('orchestrator config', () => {
       'TDA_RECONCILE_INTERVAL_MS',
     ],
     ['a bad owner', { TDA_API_TOKEN: TOKEN, TDA_DEFAULT_OWNER: 'a b' }, 'TDA_DEFAULT_OWNER'],
+    [
+      'a running-runs limit of 0',
+      { TDA_API_TOKEN: TOKEN, TDA_MAX_RUNNING_RUNS: '0' },
+      'TDA_MAX_RUNNING_RUNS',
+    ],
+    [
+      'a fractional active-runs quota',
+      { TDA_API_TOKEN: TOKEN, TDA_MAX_ACTIVE_RUNS_PER_OWNER: '2.5' },
+      'TDA_MAX_ACTIVE_RUNS_PER_OWNER',
+    ],
     [
       'a deadline of 5 s',
       { TDA_API_TOKEN: TOKEN, TDA_DEFAULT_RUN_DEADLINE_SECONDS: '5' },

@@ -8,6 +8,7 @@ export const ORCHESTRATOR_SERVICE = 'orchestrator';
 export const OWNER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$/;
 
 const nonNegativeMs = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+const runLimit = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);
 
 /**
  * The orchestrator's environment, the one schema validated at boot (DESIGN.md §7). Numbers come
@@ -43,6 +44,18 @@ export const orchestratorConfigSchema = z
       .int()
       .refine((v) => v === 0 || (v >= 10 && v <= 86_400), 'must be 0 or 10..86400')
       .default(3_600),
+    /**
+     * Queued runs (seed 004 `queued`): at most this many runs are RUNNING; a triggered run beyond
+     * it stays PENDING and starts, in creation order, when a run ends.
+     */
+    TDA_MAX_RUNNING_RUNS: runLimit(20),
+    /** RUNNING runs per owner; an owner at its limit does not hold up other owners' runs. */
+    TDA_MAX_RUNNING_RUNS_PER_OWNER: runLimit(5),
+    /**
+     * Seed 003 `max_active_jobs_per_user` (active = PENDING + RUNNING): a trigger beyond it is
+     * refused with 429 QUOTA_EXCEEDED and creates nothing.
+     */
+    TDA_MAX_ACTIVE_RUNS_PER_OWNER: runLimit(20),
     TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
   })
   .superRefine(refineGoogleBackend);
