@@ -40,6 +40,10 @@ export const LOG_EVENTS = [
   'reconcile_finished',
   'reconcile_failed',
   'dispatch_failed',
+  // queued runs (admission limits, per-owner quota)
+  'run_queued',
+  'run_quota_exceeded',
+  'admission_failed',
   // HTTP edge
   'http_request_failed',
   // LLM structured output (seed 002)
