@@ -14,3 +14,6 @@ export * from './reconcile';
 export * from './blocked-on';
 export * from './catalogue';
 export * from './admission';
+export * from './retry-step';
+export * from './rerun';
+export * from './replay-preview';

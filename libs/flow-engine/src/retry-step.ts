@@ -1,0 +1,222 @@
+import type { ErrorInfo, FlowRun, FlowStep, RunStatus, StepStatus } from '@tda/contracts';
+import { withAdvance, type AdvanceResult } from './advance';
+import { isStorageSafeStepId } from './ids';
+import { FIELD_DELETE, sortedSteps, stepPatch, type RunPatch } from './patch';
+import { isTerminalRunStatus } from './run-status';
+import { addMs, timestampMs, toTimestamp } from './time';
+
+/**
+ * One earlier life of a step, kept in `steps.<id>.retryHistory` when a retry re-opens it: the
+ * retry resets `attempt` to 0 (so the step gets its policy's full maxAttempts again instead of
+ * failing on its first expired lease), and this is where the previous attempts stay visible.
+ */
+export interface StepRetryRecord {
+  retriedAt: string;
+  /** FAILED (the retried step) or CANCELLED (re-opened because the run had failed). */
+  status: StepStatus;
+  /** Claims the step had used. */
+  attempt: number;
+  error?: ErrorInfo;
+  finishedAt?: string;
+  /** The primary artifact the failed attempt left, if any. */
+  gcs_uri?: string;
+}
+
+/** One retry of a run, kept in the run's `retryHistory`. */
+export interface RunRetryRecord {
+  retriedAt: string;
+  stepIds: string[];
+  reopened: string[];
+  /** The run's error and finish time before the retry. */
+  error?: ErrorInfo;
+  finishedAt?: string;
+}
+
+export type RetryConflict =
+  /** A cancelled run never restarts (DESIGN §5.5). */
+  | { kind: 'run_cancelled'; runStatus: RunStatus }
+  /** The step is not FAILED (and was not retried already while the run goes on). */
+  | { kind: 'step_not_failed'; stepId: string; status: StepStatus; failedStepIds: string[] }
+  /** Retry only restarts a FAILED run; a FAILED step in a live run is about to fail it. */
+  | { kind: 'run_not_failed'; runStatus: RunStatus }
+  /** Re-opening only some failed steps would fail the run again at once. */
+  | { kind: 'other_failed_steps'; stepIds: string[] }
+  /** The advance after the retry ends the run again (e.g. an invalid graph). */
+  | { kind: 'would_fail_again'; runStatus: RunStatus; runError?: ErrorInfo };
+
+export type RetryDecision =
+  | {
+      kind: 'retry';
+      /** Reset + the advance it implies: one conditional write. */
+      patch: RunPatch;
+      /** The FAILED steps retried (lexicographic). */
+      retried: string[];
+      /** CANCELLED steps re-opened to PENDING. */
+      reopened: string[];
+      /** Publish step-ready for `advance.newlyReady` after writing. */
+      advance: AdvanceResult;
+    }
+  /**
+   * Idempotence (a double click, a retried request): every step asked for is no longer FAILED
+   * because an earlier retry re-opened it and the run is live again. Nothing to write.
+   */
+  | { kind: 'already_retried'; stepIds: string[] }
+  | { kind: 'not_found'; stepIds: string[] }
+  | { kind: 'conflict'; conflict: RetryConflict; message: string };
+
+export interface RetryOptions {
+  now: Date;
+}
+
+/** Every FAILED step of the run, lexicographic. */
+export function failedStepIds(run: FlowRun): string[] {
+  return sortedSteps(run)
+    .filter(([, step]) => step.status === 'FAILED')
+    .map(([id]) => id);
+}
+
+function retryHistoryOf(step: FlowStep): StepRetryRecord[] {
+  const history = step['retryHistory'];
+  return Array.isArray(history) ? (structuredClone(history) as StepRetryRecord[]) : [];
+}
+
+function runRetryHistoryOf(run: FlowRun): RunRetryRecord[] {
+  const history = run['retryHistory'];
+  return Array.isArray(history) ? (structuredClone(history) as RunRetryRecord[]) : [];
+}
+
+/** The fields of a step re-opened to PENDING: a fresh step with its history appended. */
+function reopenStep(step: FlowStep, retriedAt: string): RunPatch {
+  const record: StepRetryRecord = { retriedAt, status: step.status, attempt: step.attempt };
+  if (step.error !== undefined) record.error = structuredClone(step.error);
+  if (step.finishedAt !== undefined) record.finishedAt = step.finishedAt;
+  if (typeof step.outputs.gcs_uri === 'string') record.gcs_uri = step.outputs.gcs_uri;
+  const fields: Record<string, unknown> = {
+    status: 'PENDING',
+    attempt: 0,
+    outputs: {},
+    retryHistory: [...retryHistoryOf(step), record],
+  };
+  for (const field of ['error', 'finishedAt', 'readyAt', 'lease', 'progress', 'deadlineAt']) {
+    if (step[field] !== undefined) fields[field] = FIELD_DELETE;
+  }
+  return fields;
+}
+
+/**
+ * Retry of FAILED steps of a FAILED run (issue 5 recovery): each retried step and every CANCELLED
+ * step goes back to PENDING with `attempt` 0, empty outputs and its previous life appended to
+ * `retryHistory`; the run goes back to RUNNING (error and finishedAt removed, a `deadlineAt`
+ * renewed for the same length as the original window, the retry appended to the run's
+ * `retryHistory`); then the advance makes the re-opened steps READY where their dependencies
+ * SUCCEEDED — one patch, one conditional write.
+ *
+ * Why every CANCELLED step: in a FAILED run (no cancel requested) a step is CANCELLED only
+ * because the run failed — fail-fast cancels PENDING/READY steps on every branch, not only the
+ * failed step's dependents, and steps still RUNNING finalize CANCELLED when they see the run
+ * ended. Left CANCELLED they would end the retried run CANCELLED.
+ *
+ * `stepIds` = the steps to retry; every other FAILED step must be among them (otherwise the
+ * advance would fail the run again at once: `other_failed_steps`). Refused: a cancelled run
+ * (never restarts), a step that is not FAILED, a run that is not FAILED. Idempotent: when none
+ * of the steps is FAILED any more because a retry already re-opened them and the run is live,
+ * the answer is `already_retried` with nothing to write.
+ */
+export function decideRetry(
+  run: FlowRun,
+  stepIds: readonly string[],
+  options: RetryOptions,
+): RetryDecision {
+  const requested = [...new Set(stepIds)].sort();
+  const missing = requested.filter(
+    (id) => !isStorageSafeStepId(id) || !Object.hasOwn(run.steps, id),
+  );
+  if (missing.length > 0) return { kind: 'not_found', stepIds: missing };
+  if (run.cancelRequestedAt !== undefined || run.status === 'CANCELLED') {
+    return conflict(
+      { kind: 'run_cancelled', runStatus: run.status },
+      `run ${run.runId} was cancelled; a cancelled run never restarts (rerun it instead)`,
+    );
+  }
+  const failed = failedStepIds(run);
+  const notFailed = requested.filter((id) => run.steps[id]?.status !== 'FAILED');
+  if (notFailed.length > 0) {
+    const retriedBefore = notFailed.every((id) => {
+      const step = run.steps[id];
+      return step !== undefined && retryHistoryOf(step).length > 0;
+    });
+    if (retriedBefore && run.status !== 'FAILED' && notFailed.length === requested.length) {
+      return { kind: 'already_retried', stepIds: requested };
+    }
+    const [first = ''] = notFailed;
+    const status = run.steps[first]?.status ?? 'PENDING';
+    return conflict(
+      { kind: 'step_not_failed', stepId: first, status, failedStepIds: failed },
+      `step ${first} is ${status}, not FAILED; only a FAILED step can be retried`,
+    );
+  }
+  if (run.status !== 'FAILED') {
+    return conflict(
+      { kind: 'run_not_failed', runStatus: run.status },
+      `run ${run.runId} is ${run.status}; retry restarts FAILED runs only (try again once it ended)`,
+    );
+  }
+  const others = failed.filter((id) => !requested.includes(id));
+  if (others.length > 0) {
+    return conflict(
+      { kind: 'other_failed_steps', stepIds: others },
+      `run ${run.runId} has other FAILED steps (${others.join(', ')}); retry them together`,
+    );
+  }
+
+  const now = toTimestamp(options.now);
+  const patch: Record<string, unknown> = {};
+  const reopened: string[] = [];
+  for (const [id, step] of sortedSteps(run)) {
+    const retried = requested.includes(id);
+    if (!retried && step.status !== 'CANCELLED') continue;
+    Object.assign(patch, stepPatch(id, reopenStep(step, now)));
+    if (!retried) reopened.push(id);
+  }
+  const record: RunRetryRecord = { retriedAt: now, stepIds: requested, reopened };
+  if (run.error !== undefined) record.error = structuredClone(run.error);
+  if (run.finishedAt !== undefined) record.finishedAt = run.finishedAt;
+  patch['status'] = 'RUNNING';
+  patch['retryHistory'] = [...runRetryHistoryOf(run), record];
+  if (run.error !== undefined) patch['error'] = FIELD_DELETE;
+  if (run.finishedAt !== undefined) patch['finishedAt'] = FIELD_DELETE;
+  const deadlineAt = renewedDeadline(run, options.now);
+  if (deadlineAt !== undefined) patch['deadlineAt'] = deadlineAt;
+
+  const combined = withAdvance(run, patch, options.now);
+  if (isTerminalRunStatus(combined.advance.runStatus)) {
+    const { runStatus, runError } = combined.advance;
+    return conflict(
+      { kind: 'would_fail_again', runStatus, ...(runError === undefined ? {} : { runError }) },
+      `retrying would end run ${run.runId} ${runStatus} again${runError === undefined ? '' : `: ${runError.message}`}`,
+    );
+  }
+  return {
+    kind: 'retry',
+    patch: combined.patch,
+    retried: requested,
+    reopened,
+    advance: combined.advance,
+  };
+}
+
+/**
+ * A run deadline as long as the original one (deadlineAt - createdAt), counted from the retry:
+ * the retry is a new execution, and a run that failed by RUN_TIMEOUT would otherwise time out
+ * again at once. Undefined when the run has no (usable) deadline.
+ */
+export function renewedDeadline(run: FlowRun, now: Date): string | undefined {
+  const deadline = timestampMs(run.deadlineAt);
+  const created = timestampMs(run.createdAt);
+  if (deadline === undefined || created === undefined || deadline <= created) return undefined;
+  return addMs(now, deadline - created);
+}
+
+function conflict(reason: RetryConflict, message: string): RetryDecision {
+  return { kind: 'conflict', conflict: reason, message };
+}
