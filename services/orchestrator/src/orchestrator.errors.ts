@@ -35,6 +35,25 @@ export class RunConflictError extends OrchestratorError {
 }
 
 /**
+ * A trigger beyond TDA_MAX_ACTIVE_RUNS_PER_OWNER (seed 003 `max_active_jobs_per_user`, active =
+ * PENDING + RUNNING): 429, nothing created. Retryable: it succeeds once the owner's runs end.
+ */
+export class QuotaExceededError extends OrchestratorError {
+  readonly code = 'QUOTA_EXCEEDED' as const;
+
+  constructor(
+    readonly ownerId: string,
+    readonly active: number,
+    readonly limit: number,
+  ) {
+    super(
+      `owner '${ownerId}' already has ${active} active runs (PENDING or RUNNING); TDA_MAX_ACTIVE_RUNS_PER_OWNER allows ${limit}. Wait for a run to finish or cancel one.`,
+      { ownerId, active, limit },
+    );
+  }
+}
+
+/**
  * Some step-ready messages could not be published (the others were). Retryable: the caller
  * nacks (step events) or leaves it to the reconciler, which republishes READY steps.
  */

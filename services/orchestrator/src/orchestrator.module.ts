@@ -18,6 +18,7 @@ import {
   type OrchestratorModuleOptions,
 } from './orchestrator.options';
 import { Reconciler } from './reconcile/reconciler.service';
+import { RunAdmission } from './runs/run-admission.service';
 import { RunsService } from './runs/runs.service';
 import { StepArtifactService } from './runs/step-artifact.service';
 import { StepEventsHandler } from './step-events/step-events.handler';
@@ -55,13 +56,14 @@ export class OrchestratorModule {
         { provide: ORCHESTRATOR_CONTEXT, useValue: context },
         StepDispatcher,
         RunAdvancer,
+        RunAdmission,
         RunsService,
         StepArtifactService,
         Reconciler,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
-      exports: [Reconciler, RunsService, RunAdvancer],
+      exports: [Reconciler, RunsService, RunAdvancer, RunAdmission],
     };
   }
 }

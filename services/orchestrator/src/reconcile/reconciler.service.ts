@@ -11,6 +11,7 @@ import { describeError, logEvent } from '@tda/observability';
 import { RunAdvancer } from '../dispatch/run-advancer.service';
 import { StepDispatcher, type DispatchRequest } from '../dispatch/step-dispatcher.service';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { RunAdmission, type AdmissionPassResult } from '../runs/run-admission.service';
 
 export interface ReconcileReport {
   startedAt: string;
@@ -30,7 +31,8 @@ export interface ReconcileReport {
   errors: number;
 }
 
-const ACTIVE_STATUSES: readonly RunStatus[] = ['PENDING', 'RUNNING'];
+// PENDING runs are queued: only RunAdmission starts (or ends) them, at the end of each pass.
+const ACTIVE_STATUSES: readonly RunStatus[] = ['RUNNING'];
 /** Conflicts in a pass are not worth long retries: the next pass decides again. */
 const RECONCILE_WRITE_ATTEMPTS = 3;
 
@@ -52,6 +54,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
     private readonly dispatcher: StepDispatcher,
     private readonly advancer: RunAdvancer,
+    private readonly admission: RunAdmission,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -139,11 +142,22 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
     }
+    if (!this.stopped)
+      this.addAdmission(report, await this.admission.admitQueuedSafely('reconcile'));
     report.durationMs = Math.max(0, this.context.clock().getTime() - started.getTime());
     const eventful = report.runsWritten + report.republished + report.errors > 0;
     // A quiet pass every 30 s is noise at info level.
     logEvent(this.context.logger, eventful ? 'info' : 'debug', 'reconcile_finished', { ...report });
     return report;
+  }
+
+  /** Queued runs the admission pass looked at, started or ended count as this pass's work. */
+  private addAdmission(report: ReconcileReport, admission: AdmissionPassResult): void {
+    report.runsScanned += admission.scanned;
+    report.runsWritten += admission.started.length + admission.ended.length;
+    report.runsFinished += admission.ended.length;
+    report.republished += admission.dispatched;
+    report.errors += admission.errors;
   }
 
   private async reconcileOne(listed: FlowRun, report: ReconcileReport): Promise<void> {

@@ -101,7 +101,7 @@ describe('idempotency across instances (post-create re-check)', () => {
     await consumer.close();
   });
 
-  it('a newer rival loses: this trigger creates, advances and answers 201', async () => {
+  it('a newer rival loses: this trigger creates, admits and answers 201; the rival never starts', async () => {
     const clock = new ManualClock();
     const store = new RacingStore(new InMemoryFlowRunStore({ clock: clock.now }), +1);
     orc = await startTestOrchestrator({ store, clock });
@@ -109,8 +109,15 @@ describe('idempotency across instances (post-create re-check)', () => {
     expect(res.status).toBe(201);
     expect((res.body as FlowRun).runId).not.toBe(store.rival?.runId);
     expect((res.body as FlowRun).status).toBe('RUNNING');
-    // the rival's own trigger would cancel it on its re-check; ours never touches it
-    expect((await store.get(store.rival?.runId ?? ''))?.run.status).toBe('PENDING');
+    // The rival's own trigger would cancel it on its re-check; our admission pass must not
+    // start it either: it finds the older run with the key and discards the rival as a
+    // duplicate, so none of its steps is ever dispatched.
+    const rival = (await store.get(store.rival?.runId ?? ''))?.run;
+    expect(rival).toMatchObject({
+      status: 'CANCELLED',
+      error: { code: 'CANCELLED', details: { duplicateOf: (res.body as FlowRun).runId } },
+    });
+    expect(Object.values(rival?.steps ?? {}).every((s) => s.status === 'CANCELLED')).toBe(true);
   });
 
   it('a retried trigger finishes the first advance of a run that was created but never advanced', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { validate, type ErrorInfo, type FlowRun, type TriggerRequest } from '@tda/contracts';
+import { validate, type FlowRun, type TriggerRequest } from '@tda/contracts';
 import {
   blockedOn,
   InvalidRequestError,
@@ -7,26 +7,20 @@ import {
   isValidRunId,
   isStorageSafeStepId,
   requestCancel,
-  withAdvance,
   type BlockedOnExplanation,
   type CancelDecision,
 } from '@tda/flow-engine';
-import {
-  LIST_LIMIT_MAX,
-  RunNotFoundError,
-  updateWithRetry,
-  type RunListPage,
-} from '@tda/flow-store';
+import { RunNotFoundError, updateWithRetry, type RunListPage } from '@tda/flow-store';
 import { describeError, logEvent } from '@tda/observability';
 import { RunAdvancer } from '../dispatch/run-advancer.service';
 import { RunConflictError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { discardDuplicate, firstRunWithKey } from './idempotency-key';
 import { KeyedMutex } from './keyed-mutex';
+import { RunAdmission, type AdmissionCause } from './run-admission.service';
 import { parseRunListQuery } from './run-list-query';
 
 export const DEFAULT_TRIGGER = { type: 'USER', source: 'orchestrator-api' } as const;
-/** Bound on the pages read to find the first run of an idempotency key (normally one page). */
-const MAX_IDEMPOTENCY_PAGES = 10;
 
 export interface TriggerResult {
   run: FlowRun;
@@ -54,15 +48,11 @@ function assertRunId(runId: string): void {
   }
 }
 
-/** Older first: createdAt, then runId (the order that decides which duplicate wins). */
-function isOlder(a: FlowRun, b: FlowRun): boolean {
-  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.runId < b.runId);
-}
-
 /**
- * The admin API's use cases: trigger (create + advance + dispatch, idempotent per owner and
+ * The admin API's use cases: trigger (quota check + create + admission, idempotent per owner and
  * key), read, list, cancel, blocked-on. The orchestrator is the only writer of run-level fields
- * (DESIGN §3); every write is read -> pure decision -> conditional update.
+ * (DESIGN §3); every write is read -> pure decision -> conditional update. Runs start only
+ * through RunAdmission (README "Queued runs and quotas").
  */
 @Injectable()
 export class RunsService {
@@ -71,12 +61,15 @@ export class RunsService {
   constructor(
     @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
     private readonly advancer: RunAdvancer,
+    private readonly admission: RunAdmission,
   ) {}
 
   /**
    * POST /runs. Validates the body against the contract, builds the run from the catalogue
-   * (unknown flowKey / bad scope -> InvalidRequestError before anything is written), creates it
-   * create-only, advances it and publishes step-ready for the first READY steps.
+   * (unknown flowKey / bad scope -> InvalidRequestError before anything is written), refuses it
+   * with QuotaExceededError (429) when the owner has TDA_MAX_ACTIVE_RUNS_PER_OWNER active runs,
+   * creates it create-only (PENDING) and runs an admission pass: within the running limits it
+   * starts (first steps READY, step-ready published), otherwise it stays PENDING, queued.
    *
    * Idempotency (README "Idempotency"): triggers with the same (owner, key) are serialized in
    * this process, look for an existing run first, and after creating re-check for an older run
@@ -91,7 +84,9 @@ export class RunsService {
     const request = checked.value;
     const key = request.idempotencyKey;
     if (key === undefined) {
-      return { run: await this.createAndAdvance(this.buildRun(request, ownerId)), created: true };
+      const run = this.buildRun(request, ownerId);
+      await this.admission.createWithinQuota(ownerId, () => this.create(run));
+      return { run: await this.admitCreated(run, 'trigger'), created: true };
     }
     return this.triggerLocks.run(`${ownerId}\u0000${key}`, () =>
       this.triggerIdempotent(request, ownerId, key),
@@ -132,6 +127,8 @@ export class RunsService {
       const { decision } = outcome.result;
       if (decision.kind === 'cancel')
         this.advancer.logAdvanced(outcome.run, decision.advance, 'cancel');
+      // A RUNNING run freed its slot; a queued one moved the runs behind it up.
+      await this.admission.admitQueuedSafely('cancel');
       return outcome.run;
     }
     const { run } = outcome.result;
@@ -152,7 +149,8 @@ export class RunsService {
       });
     }
     const run = await this.get(runId);
-    return blockedOn(run, stepId, this.context.clock());
+    const queue = run.status === 'PENDING' ? await this.admission.queueEntry(runId) : undefined;
+    return blockedOn(run, stepId, this.context.clock(), queue === undefined ? {} : { queue });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -180,7 +178,7 @@ export class RunsService {
   ): Promise<TriggerResult> {
     // Built first: a bad request is a 400 whether or not the key was used before.
     const probe = this.buildRun(request, ownerId);
-    const existing = await this.firstRunWithKey(ownerId, key);
+    const existing = await firstRunWithKey(this.context, ownerId, key);
     if (existing !== undefined) {
       this.assertSameRequest(existing, probe);
       return { run: await this.replay(existing), created: false };
@@ -188,20 +186,15 @@ export class RunsService {
     // Rebuilt so that createdAt (which orders racing duplicates) is as close to the write as
     // possible, not one lookup earlier.
     const candidate = this.buildRun(request, ownerId);
-    await this.create(candidate);
-    const first = await this.firstRunWithKey(ownerId, key);
+    await this.admission.createWithinQuota(ownerId, () => this.create(candidate));
+    const first = await firstRunWithKey(this.context, ownerId, key);
     if (first !== undefined && first.runId !== candidate.runId) {
       // Another instance created a run for this key between our lookup and our create.
-      await this.discardDuplicate(candidate.runId, first.runId);
+      await discardDuplicate(this.context, candidate.runId, first.runId);
       this.assertSameRequest(first, candidate);
       return { run: await this.replay(first), created: false };
     }
-    return { run: await this.advanceCreated(candidate), created: true };
-  }
-
-  private async createAndAdvance(run: FlowRun): Promise<FlowRun> {
-    await this.create(run);
-    return this.advanceCreated(run);
+    return { run: await this.admitCreated(candidate, 'trigger'), created: true };
   }
 
   private async create(run: FlowRun): Promise<void> {
@@ -217,28 +210,37 @@ export class RunsService {
   }
 
   /**
-   * The run exists from here on, so the trigger succeeds even if its first advance or dispatch
-   * fails: the reconciler advances PENDING runs and republishes unclaimed READY steps.
+   * The run exists from here on, so the trigger succeeds even if the admission pass or the
+   * dispatch fails (logged): the reconciler's pass admits queued runs and republishes unclaimed
+   * READY steps. Answers with the run as written by the pass (RUNNING), or as stored (PENDING
+   * while it is queued).
    */
-  private async advanceCreated(run: FlowRun): Promise<FlowRun> {
-    try {
-      const outcome = await this.advancer.advanceRun(run.runId, { cause: 'trigger' });
-      return outcome.kind === 'not_found' ? run : outcome.run;
-    } catch (error) {
-      logEvent(
-        this.context.logger,
-        'warn',
-        'dispatch_failed',
-        { runId: run.runId, error: describeError(error) },
-        'first advance/dispatch failed; the reconciler will retry',
-      );
-      return (await this.context.store.get(run.runId).catch(() => null))?.run ?? run;
+  private async admitCreated(run: FlowRun, cause: AdmissionCause): Promise<FlowRun> {
+    const pass = await this.admission.admitQueuedSafely(cause);
+    const current =
+      pass.written.find((r) => r.runId === run.runId) ??
+      (await this.context.store.get(run.runId).catch(() => null))?.run ??
+      run;
+    const entry = pass.queue.find((e) => e.runId === run.runId);
+    if (current.status === 'PENDING' && entry !== undefined) {
+      logEvent(this.context.logger, 'info', 'run_queued', {
+        runId: run.runId,
+        ownerId: run.ownerId,
+        position: entry.position,
+        queueLength: entry.queueLength,
+        waitingFor: entry.waitingFor.map((w) => w.kind),
+      });
     }
+    return current;
   }
 
-  /** A retried trigger also finishes what a crashed first attempt left undone. */
+  /**
+   * A retried trigger also finishes what a crashed first attempt left undone: a PENDING run
+   * goes through admission (it may still have to wait), a RUNNING one is advanced.
+   */
   private async replay(run: FlowRun): Promise<FlowRun> {
     if (isTerminalRunStatus(run.status)) return run;
+    if (run.status === 'PENDING') return this.admitCreated(run, 'idempotent_replay');
     try {
       const outcome = await this.advancer.advanceRun(run.runId, { cause: 'idempotent_replay' });
       return outcome.kind === 'not_found' ? run : outcome.run;
@@ -251,24 +253,6 @@ export class RunsService {
     }
   }
 
-  /** The oldest run of (owner, key): the one every racing trigger agrees on. */
-  private async firstRunWithKey(ownerId: string, key: string): Promise<FlowRun | undefined> {
-    let first: FlowRun | undefined;
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_IDEMPOTENCY_PAGES; page++) {
-      const result = await this.context.store.list({
-        ownerId,
-        idempotencyKey: key,
-        limit: LIST_LIMIT_MAX,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      for (const run of result.runs) if (first === undefined || isOlder(run, first)) first = run;
-      if (result.nextCursor === null) break;
-      cursor = result.nextCursor;
-    }
-    return first;
-  }
-
   private assertSameRequest(existing: FlowRun, candidate: FlowRun): void {
     if (
       existing.flowKey !== candidate.flowKey ||
@@ -278,37 +262,6 @@ export class RunsService {
         `idempotencyKey '${String(candidate.idempotencyKey)}' was already used for a different request (run '${existing.runId}')`,
         { runId: existing.runId, idempotencyKey: candidate.idempotencyKey },
       );
-    }
-  }
-
-  /** Cancels a run that lost the idempotency race; it was never advanced, so nothing ran. */
-  private async discardDuplicate(runId: string, duplicateOf: string): Promise<void> {
-    const error: ErrorInfo = {
-      code: 'CANCELLED',
-      message: `duplicate trigger: the idempotency key already belongs to run ${duplicateOf}`,
-      details: { duplicateOf },
-      retryable: false,
-    };
-    const outcome = await updateWithRetry(
-      this.context.store,
-      runId,
-      (run) => {
-        if (isTerminalRunStatus(run.status)) {
-          return { kind: 'noop', reason: 'already_terminal', result: undefined };
-        }
-        const now = this.context.clock();
-        const { patch } = withAdvance(run, { cancelRequestedAt: now.toISOString() }, now);
-        return { kind: 'write', patch: { ...patch, error }, result: undefined };
-      },
-      { random: this.context.random },
-    );
-    if (outcome.kind === 'written') {
-      logEvent(this.context.logger, 'info', 'run_advanced', {
-        runId,
-        cause: 'duplicate_trigger',
-        status: outcome.run.status,
-        duplicateOf,
-      });
     }
   }
 }

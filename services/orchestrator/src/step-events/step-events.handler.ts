@@ -13,6 +13,7 @@ import {
 } from '@tda/messaging';
 import { RunAdvancer } from '../dispatch/run-advancer.service';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { RunAdmission } from '../runs/run-admission.service';
 
 /** READY steps that depend on `stepId`: the ones its SUCCEEDED event may have made READY. */
 export function readyDependents(run: FlowRun, stepId: string): string[] {
@@ -39,6 +40,7 @@ export class StepEventsHandler {
   constructor(
     private readonly advancer: RunAdvancer,
     @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+    private readonly admission: RunAdmission,
   ) {}
 
   @EventPattern(MESSAGE_TYPES.stepEvent, PUBSUB_TRANSPORT)
@@ -70,6 +72,10 @@ export class StepEventsHandler {
       ...(deliveryAttempt > 1 ? { republish: (run) => readyDependents(run, event.stepId) } : {}),
     });
     if (outcome.kind === 'not_found') return noop('run_not_found');
+    // The run just ended: its slot goes to the oldest admissible queued run (errors are logged;
+    // the reconciler's pass admits at the latest).
+    if (outcome.advance.termination !== undefined)
+      await this.admission.admitQueuedSafely('step_event');
     const published = outcome.dispatched.length;
     if (outcome.kind === 'noop') {
       return published > 0 ? processed(`republished ${published}`) : noop('already_advanced');

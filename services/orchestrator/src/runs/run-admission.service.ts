@@ -1,0 +1,349 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FlowRun, RunStatus } from '@tda/contracts';
+import {
+  admissionRun,
+  advance,
+  decideActiveQuota,
+  decideQueuedRun,
+  isEmptyPatch,
+  planAdmission,
+  type AdmissionLimits,
+  type AdmissionRun,
+  type AdvanceResult,
+  type QueueEntry,
+} from '@tda/flow-engine';
+import { LIST_LIMIT_MAX, updateWithRetry } from '@tda/flow-store';
+import { describeError, logEvent } from '@tda/observability';
+import { RunAdvancer } from '../dispatch/run-advancer.service';
+import { StepDispatcher } from '../dispatch/step-dispatcher.service';
+import { QuotaExceededError } from '../orchestrator.errors';
+import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { discardDuplicate, firstRunWithKey } from './idempotency-key';
+import { KeyedMutex } from './keyed-mutex';
+
+/** What asked for an admission pass (logged as the run_advanced cause of the runs it starts). */
+export type AdmissionCause =
+  'trigger' | 'idempotent_replay' | 'step_event' | 'cancel' | 'reconcile';
+
+/**
+ * Bound on the list pages one pass reads per status (100 runs a page). The list is newest
+ * first, so beyond 5000 PENDING runs the oldest would be missed; far beyond any sane quota
+ * (TDA_MAX_ACTIVE_RUNS_PER_OWNER × owners), and the README says so.
+ */
+const MAX_PAGES = 50;
+
+export interface AdmissionPassResult {
+  /** Queued (PENDING) runs looked at. */
+  scanned: number;
+  /** Runs this pass started (PENDING -> RUNNING, first steps READY and dispatched). */
+  started: string[];
+  /** Queued runs that ended without starting: cancel requested, deadline passed, duplicates. */
+  ended: string[];
+  /** Step-ready messages published for the started runs. */
+  dispatched: number;
+  /** Runs whose start/end failed (logged as admission_failed; the next pass tries again). */
+  errors: number;
+  /** The runs left waiting, in creation order, with their positions. */
+  queue: QueueEntry[];
+  /** The started/ended runs as written (a trigger answers with its run without a re-read). */
+  written: FlowRun[];
+}
+
+function emptyResult(): AdmissionPassResult {
+  return { scanned: 0, started: [], ended: [], dispatched: 0, errors: 0, queue: [], written: [] };
+}
+
+/**
+ * Queued runs (README "Queued runs and quotas"). A triggered run is stored PENDING and only an
+ * admission pass starts it: the oldest queued runs first, while fewer than TDA_MAX_RUNNING_RUNS
+ * runs (and TDA_MAX_RUNNING_RUNS_PER_OWNER of the run's owner) are RUNNING. A pass runs after
+ * every trigger, when a run ends (step event, cancel) and on the reconciler's timer, so the queue
+ * converges even when a pass was missed (crash, failed write).
+ *
+ * Concurrency: passes in this process are serialised (requests while one runs coalesce into
+ * one follow-up pass), and each reads the RUNNING and PENDING runs afresh, so two triggers can
+ * never both take the last slot. Across instances it is best effort: every instance picks the
+ * same runs from the same snapshot (planAdmission is deterministic) and starting is a
+ * conditional write, so only passes reading different snapshots can overshoot, by the runs that
+ * changed in between; later passes then admit nothing until the count is under the limit.
+ */
+@Injectable()
+export class RunAdmission {
+  private readonly ownerLocks = new KeyedMutex();
+  private current: Promise<AdmissionPassResult> | undefined;
+  private next: Promise<AdmissionPassResult> | undefined;
+
+  constructor(
+    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+    private readonly dispatcher: StepDispatcher,
+    private readonly advancer: RunAdvancer,
+  ) {}
+
+  get limits(): AdmissionLimits {
+    return {
+      maxRunning: this.context.config.TDA_MAX_RUNNING_RUNS,
+      maxRunningPerOwner: this.context.config.TDA_MAX_RUNNING_RUNS_PER_OWNER,
+    };
+  }
+
+  /**
+   * Seed 003 quota: with the owner's triggers serialised in this process, counts the owner's
+   * PENDING + RUNNING runs and either throws QuotaExceededError (429, nothing created) or runs
+   * `create`. Across instances two triggers may both pass the check (best effort, like the
+   * running limits).
+   */
+  async createWithinQuota(ownerId: string, create: () => Promise<void>): Promise<void> {
+    await this.ownerLocks.run(ownerId, async () => {
+      const limit = this.context.config.TDA_MAX_ACTIVE_RUNS_PER_OWNER;
+      const active =
+        (await this.count({ status: 'PENDING', ownerId })) +
+        (await this.count({ status: 'RUNNING', ownerId }));
+      const decision = decideActiveQuota(ownerId, active, limit);
+      if (decision.kind === 'exceeded') {
+        logEvent(
+          this.context.logger,
+          'info',
+          'run_quota_exceeded',
+          { ownerId, active, limit },
+          'trigger refused: active-runs quota reached',
+        );
+        throw new QuotaExceededError(ownerId, decision.active, decision.limit);
+      }
+      await create();
+    });
+  }
+
+  /**
+   * One admission pass (or joins the one about to start). Ends queued runs that must not wait
+   * (decideQueuedRun), then starts the oldest admissible runs one by one, re-planning after each
+   * so a run that vanished or turned out to be a duplicate does not waste its slot.
+   */
+  admitQueued(cause: AdmissionCause): Promise<AdmissionPassResult> {
+    if (this.next !== undefined) return this.next;
+    if (this.current === undefined) {
+      const pass = this.pass(cause).finally(() => {
+        if (this.current === pass) this.current = undefined;
+      });
+      this.current = pass;
+      return pass;
+    }
+    const follow = this.current
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.admitQueued(cause);
+      });
+    this.next = follow;
+    return follow;
+  }
+
+  /**
+   * admitQueued for callers whose own work already succeeded (a trigger, an event, a cancel):
+   * a failed pass is logged and left to the next one (the reconciler's timer at the latest).
+   */
+  async admitQueuedSafely(cause: AdmissionCause): Promise<AdmissionPassResult> {
+    try {
+      return await this.admitQueued(cause);
+    } catch (error) {
+      logEvent(
+        this.context.logger,
+        'warn',
+        'admission_failed',
+        { cause, error: describeError(error) },
+        'admission pass failed; the next pass retries',
+      );
+      return { ...emptyResult(), errors: 1 };
+    }
+  }
+
+  /** The run's place in the queue now (read-only; undefined when it is not queued). */
+  async queueEntry(runId: string): Promise<QueueEntry | undefined> {
+    const { running, queued } = await this.snapshot(this.context.clock());
+    const plan = planAdmission(running.map(admissionRun), queued.map(admissionRun), this.limits);
+    return plan.queue.find((entry) => entry.runId === runId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private async pass(cause: AdmissionCause): Promise<AdmissionPassResult> {
+    const now = this.context.clock();
+    const result = emptyResult();
+    const { running, queued, ending } = await this.snapshot(now);
+    result.scanned = queued.length + ending.length;
+    for (const run of ending)
+      await this.guarded(run.runId, cause, result, () => this.end(run, cause, result));
+
+    const runningRuns: AdmissionRun[] = running.map(admissionRun);
+    const waiting = new Map(queued.map((run) => [run.runId, run]));
+    // Each iteration removes one run from `waiting`: bounded by the queue length.
+    for (;;) {
+      const plan = planAdmission(runningRuns, [...waiting.values()].map(admissionRun), this.limits);
+      const candidate = plan.admit[0];
+      const run = candidate === undefined ? undefined : waiting.get(candidate.runId);
+      if (candidate === undefined || run === undefined) {
+        result.queue = plan.queue;
+        break;
+      }
+      waiting.delete(run.runId);
+      const status = await this.guarded(run.runId, cause, result, () =>
+        this.start(run, cause, result),
+      );
+      // A run that is RUNNING now holds a slot, whoever started it (or it errored after its
+      // start write: counting it is the conservative choice).
+      if (status === 'RUNNING' || status === undefined) runningRuns.push(candidate);
+    }
+    for (const entry of result.queue) {
+      logEvent(this.context.logger, 'debug', 'run_queued', {
+        runId: entry.runId,
+        ownerId: entry.ownerId,
+        position: entry.position,
+        queueLength: entry.queueLength,
+        waitingFor: entry.waitingFor.map((w) => w.kind),
+        cause,
+      });
+    }
+    return result;
+  }
+
+  /** RUNNING runs, and PENDING runs split into those that wait and those that must end now. */
+  private async snapshot(
+    now: Date,
+  ): Promise<{ running: FlowRun[]; queued: FlowRun[]; ending: FlowRun[] }> {
+    const running = await this.listAll('RUNNING');
+    const runningIds = new Set(running.map((run) => run.runId));
+    const queued: FlowRun[] = [];
+    const ending: FlowRun[] = [];
+    for (const run of await this.listAll('PENDING')) {
+      // Started between the two list reads: it is in `running` already.
+      if (runningIds.has(run.runId)) continue;
+      const decision = decideQueuedRun(run, now);
+      if (decision.kind === 'end') ending.push(run);
+      else if (decision.kind === 'wait') queued.push(run);
+    }
+    return { running, queued, ending };
+  }
+
+  /** Runs `work`; a failure is logged and counted, and the pass goes on. */
+  private async guarded<T>(
+    runId: string,
+    cause: AdmissionCause,
+    result: AdmissionPassResult,
+    work: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await work();
+    } catch (error) {
+      result.errors += 1;
+      logEvent(
+        this.context.logger,
+        'warn',
+        'admission_failed',
+        { runId, cause, error: describeError(error) },
+        'admission of a run failed; the next pass retries',
+      );
+      return undefined;
+    }
+  }
+
+  /** A queued run that ends without starting (cancel requested, deadline, unusable graph). */
+  private async end(listed: FlowRun, cause: AdmissionCause, result: AdmissionPassResult) {
+    const outcome = await updateWithRetry<AdvanceResult | undefined>(
+      this.context.store,
+      listed.runId,
+      (run) => {
+        const decision = decideQueuedRun(run, this.context.clock());
+        return decision.kind === 'end'
+          ? { kind: 'write', patch: decision.advance.patch, result: decision.advance }
+          : { kind: 'noop', reason: decision.kind, result: undefined };
+      },
+      { random: this.context.random },
+    );
+    if (outcome.kind !== 'written' || outcome.result === undefined) return;
+    result.ended.push(listed.runId);
+    result.written.push(outcome.run);
+    this.advancer.logAdvanced(outcome.run, outcome.result, cause);
+  }
+
+  /**
+   * Starts an admitted run: the PENDING -> RUNNING advance (first steps READY), conditional on the
+   * run still being PENDING, then step-ready for its READY steps. A run whose idempotency key
+   * belongs to an older run is discarded instead (its trigger would discard it too; starting it
+   * would dispatch a duplicate). Returns the run's status afterwards.
+   */
+  private async start(
+    listed: FlowRun,
+    cause: AdmissionCause,
+    result: AdmissionPassResult,
+  ): Promise<RunStatus | undefined> {
+    if (listed.idempotencyKey !== undefined) {
+      const first = await firstRunWithKey(this.context, listed.ownerId, listed.idempotencyKey);
+      if (first !== undefined && first.runId !== listed.runId) {
+        await discardDuplicate(this.context, listed.runId, first.runId);
+        result.ended.push(listed.runId);
+        return 'CANCELLED';
+      }
+    }
+    const outcome = await updateWithRetry<{ decision?: AdvanceResult; read: FlowRun }>(
+      this.context.store,
+      listed.runId,
+      (run) => {
+        if (run.status !== 'PENDING') {
+          return { kind: 'noop', reason: 'not_queued', result: { read: run } };
+        }
+        const decision = advance(run, this.context.clock());
+        return isEmptyPatch(decision.patch)
+          ? { kind: 'noop', reason: 'nothing_to_advance', result: { decision, read: run } }
+          : { kind: 'write', patch: decision.patch, result: { decision, read: run } };
+      },
+      { random: this.context.random },
+    );
+    if (outcome.kind === 'not_found') return undefined;
+    const { decision } = outcome.result;
+    if (outcome.kind !== 'written' || decision === undefined) return outcome.result.read.status;
+    const run = outcome.run;
+    this.advancer.logAdvanced(run, decision, cause);
+    result.written.push(run);
+    if (decision.runStatus === 'RUNNING') result.started.push(run.runId);
+    else result.ended.push(run.runId);
+    if (decision.newlyReady.length > 0) {
+      const dispatched = await this.dispatcher.dispatch(
+        run,
+        decision.newlyReady.map((stepId) => ({ stepId, reason: 'advance' as const })),
+      );
+      result.dispatched += dispatched.length;
+    }
+    return run.status;
+  }
+
+  private async listAll(status: RunStatus): Promise<FlowRun[]> {
+    const runs: FlowRun[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.context.store.list({
+        status,
+        limit: LIST_LIMIT_MAX,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      runs.push(...result.runs);
+      if (result.nextCursor === null) break;
+      cursor = result.nextCursor;
+    }
+    return runs;
+  }
+
+  private async count(filter: { status: RunStatus; ownerId: string }): Promise<number> {
+    let total = 0;
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.context.store.list({
+        ...filter,
+        limit: LIST_LIMIT_MAX,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      total += result.runs.length;
+      if (result.nextCursor === null) break;
+      cursor = result.nextCursor;
+    }
+    return total;
+  }
+}
