@@ -124,4 +124,21 @@ describe('decideClaim', () => {
     expect(() => decideClaim(run, 's', { ...options, owner: ' ' })).toThrow(InvalidRequestError);
     expect(() => decideClaim(run, 's', { ...options, leaseMs: 0 })).toThrow(InvalidRequestError);
   });
+
+  it('records the worker policy: deadlineAt = now + timeoutMs and maxAttempts', () => {
+    const run = makeRun({ s: { status: 'READY', deadlineAt: iso(-50) } }, { status: 'RUNNING' });
+    const decision = decideClaim(run, 's', { ...options, timeoutMs: 120_000, maxAttempts: 3 });
+    if (decision.kind !== 'claim') throw new Error('expected a claim');
+    expect(applyPatch(run, decision.patch).steps['s']).toMatchObject({
+      deadlineAt: new Date(options.now.getTime() + 120_000).toISOString(),
+      maxAttempts: 3,
+    });
+    // without a timeout, a deadline left by an earlier attempt is removed
+    const bare = decideClaim(run, 's', options);
+    if (bare.kind !== 'claim') throw new Error('expected a claim');
+    expect(bare.patch['steps.s.deadlineAt']).toBe(FIELD_DELETE);
+    expect(bare.patch['steps.s.maxAttempts']).toBeUndefined();
+    expect(() => decideClaim(run, 's', { ...options, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => decideClaim(run, 's', { ...options, maxAttempts: 0 })).toThrow(/maxAttempts/);
+  });
 });

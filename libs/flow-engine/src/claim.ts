@@ -2,6 +2,7 @@ import type { ErrorInfo, FlowRun, StepLease, StepType } from '@tda/contracts';
 import { errorInfo, InvalidRequestError } from './errors';
 import { isExecutable, type NotExecutableReason } from './executable';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
+import { MAX_STEP_ATTEMPTS_LIMIT } from './step-policy';
 import { addMs, toTimestamp } from './time';
 
 export interface ClaimOptions {
@@ -11,6 +12,14 @@ export interface ClaimOptions {
   leaseMs: number;
   /** The stepType the worker serves; a mismatch is a no-op. */
   stepType?: StepType;
+  /**
+   * The worker's step timeout (StepPolicy.timeoutMs): recorded as `steps.<id>.deadlineAt` =
+   * now + timeoutMs so the reconciler can fail a stuck attempt with STEP_TIMEOUT. Without it a
+   * deadline left by an earlier attempt is removed.
+   */
+  timeoutMs?: number;
+  /** The worker's StepPolicy.maxAttempts, recorded as `steps.<id>.maxAttempts` for the reconciler. */
+  maxAttempts?: number;
 }
 
 export type ClaimNoopReason =
@@ -44,14 +53,34 @@ export function assertWorkerIdentity(owner: string, leaseMs?: number): void {
   }
 }
 
+function assertClaimPolicy(options: Pick<ClaimOptions, 'timeoutMs' | 'maxAttempts'>): void {
+  const { timeoutMs, maxAttempts } = options;
+  if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
+    throw new InvalidRequestError('timeoutMs must be a positive number', { timeoutMs });
+  }
+  if (
+    maxAttempts !== undefined &&
+    (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_STEP_ATTEMPTS_LIMIT)
+  ) {
+    throw new InvalidRequestError(
+      `maxAttempts must be an integer in 1..${MAX_STEP_ATTEMPTS_LIMIT}`,
+      {
+        maxAttempts,
+      },
+    );
+  }
+}
+
 /**
  * READY -> RUNNING for one step (seed 002 claim + DESIGN §2 lease): attempt + 1, a lease for
- * `owner` until now + leaseMs, outputs.execution.timing.startedAt = now, and any error, finishedAt
- * or progress of a previous attempt removed. Apply it with the read's update time as precondition;
+ * `owner` until now + leaseMs, outputs.execution.timing.startedAt = now, the worker's policy
+ * (deadlineAt = now + timeoutMs, maxAttempts) when given, and any error, finishedAt or progress
+ * of a previous attempt removed. Apply it with the read's update time as precondition;
  * on a precondition failure re-read and decide again.
  */
 export function decideClaim(run: FlowRun, stepId: string, options: ClaimOptions): ClaimDecision {
   assertWorkerIdentity(options.owner, options.leaseMs);
+  assertClaimPolicy(options);
   const ts = toTimestamp(options.now);
   const verdict = isExecutable(run, stepId, options.stepType);
   if (!verdict.executable) {
@@ -108,6 +137,15 @@ export function decideClaim(run: FlowRun, stepId: string, options: ClaimOptions)
   const timingIsFresh = timing === undefined || Object.keys(timing).every((k) => k === 'startedAt');
   if (timingIsFresh) patch[stepPath(stepId, 'outputs.execution.timing.startedAt')] = ts;
   else patch[stepPath(stepId, 'outputs.execution.timing')] = { startedAt: ts };
+  if (options.timeoutMs !== undefined) {
+    patch[stepPath(stepId, 'deadlineAt')] = addMs(options.now, options.timeoutMs);
+  } else if (step.deadlineAt !== undefined) {
+    // An earlier attempt's deadline must not time out this one.
+    patch[stepPath(stepId, 'deadlineAt')] = FIELD_DELETE;
+  }
+  if (options.maxAttempts !== undefined) {
+    patch[stepPath(stepId, 'maxAttempts')] = options.maxAttempts;
+  }
   if (step.error !== undefined) patch[stepPath(stepId, 'error')] = FIELD_DELETE;
   if (step.finishedAt !== undefined) patch[stepPath(stepId, 'finishedAt')] = FIELD_DELETE;
   if (step.progress !== undefined) patch[stepPath(stepId, 'progress')] = FIELD_DELETE;

@@ -168,6 +168,8 @@ export function decideLeaseExpiry(
       [at('readyAt')]: ts,
       [at('lease')]: FIELD_DELETE,
       [at('error')]: error,
+      // the next claim records its own deadline
+      ...(step.deadlineAt === undefined ? {} : { [at('deadlineAt')]: FIELD_DELETE }),
     },
   };
 }

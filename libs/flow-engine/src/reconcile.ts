@@ -1,62 +1,307 @@
-import type { FlowRun } from '@tda/contracts';
+import type { FlowRun, FlowStep, StepType } from '@tda/contracts';
 import { advance, type AdvanceResult } from './advance';
-import { decideLeaseExpiry } from './lease';
-import { applyPatch, mergePatches, sortedSteps, type RunPatch } from './patch';
+import { InvalidRequestError } from './errors';
+import { decideLeaseExpiry, type LeaseExpiryDecision } from './lease';
+import { applyPatch, isEmptyPatch, mergePatches, sortedSteps, type RunPatch } from './patch';
+import { DEFAULT_STEP_POLICIES, DEFAULT_STEP_POLICY, MAX_STEP_ATTEMPTS_LIMIT } from './step-policy';
+import { decideStepTimeout, STEP_TIMEOUT_GRACE_MS, type StepTimeoutDecision } from './step-timeout';
 import { timestampMs, toTimestamp } from './time';
 
 export interface ReconcileOptions {
   now: Date;
-  /** Claims allowed per step before an expired lease fails it (seed 004: 3). */
-  maxAttempts: number;
+  /**
+   * Operator override of the claims allowed per step, for every step type (orchestrator
+   * TDA_MAX_STEP_ATTEMPTS). Without it: the value the claim recorded (`steps.<id>.maxAttempts`,
+   * the worker's policy), else the step type's StepPolicy (seed 004: 3).
+   */
+  maxAttempts?: number;
   /** READY steps not claimed for this long get their step-ready message published again. */
   republishReadyAfterMs: number;
+  /** Grace past `steps.<id>.deadlineAt` while the lease is valid. Default STEP_TIMEOUT_GRACE_MS. */
+  stepTimeoutGraceMs?: number;
+}
+
+/** What the reconciler found out of line in one run (DESIGN §5.4 drift report). */
+export type DriftKind =
+  /** READY for longer than republishReadyAfterMs: its step-ready message was lost or ignored. */
+  | 'ready_unclaimed'
+  /** RUNNING with an expired (or no) lease: its worker is gone. */
+  | 'lease_expired'
+  /** RUNNING past its deadlineAt (+ grace, or its lease lapsed after it). */
+  | 'step_timeout'
+  /** The run is past its deadlineAt and not yet FAILED RUN_TIMEOUT. */
+  | 'run_deadline'
+  /**
+   * The document is behind its own rules: steps whose dependencies SUCCEEDED still PENDING, a run
+   * whose steps are all done but not finished, stale progress (a lost step event or advance).
+   */
+  | 'advance_pending'
+  /** SUCCEEDED, but its artifact (outputs.gcs_uri) is not in storage (an I/O check; report only). */
+  | 'artifact_missing';
+
+export type DriftAction =
+  | 'republish'
+  | 'reclaim'
+  | 'fail_step'
+  | 'cancel_step'
+  | 'fail_run'
+  | 'advance'
+  /** Nothing is changed automatically (artifact_missing): an operator decides. */
+  | 'report_only';
+
+export interface DriftItem {
+  kind: DriftKind;
+  action: DriftAction;
+  stepId?: string;
+  /** Sanitized facts behind the finding (timestamps, attempts, error code, ...). */
+  detail: Record<string, unknown>;
 }
 
 export interface ReconcileResult {
-  /** Lease-expiry decisions plus the advance they imply, as one conditional write. */
+  /** Timeout and lease decisions plus the advance they imply, as one conditional write. */
   patch: RunPatch;
   /** Publish a step-ready message for each: stale READY, reclaimed and newly READY steps. */
   republish: string[];
   reclaimed: string[];
+  /** FAILED by lease expiry on the last attempt (LEASE_EXPIRED) or by STEP_TIMEOUT. */
   failed: string[];
+  /** FAILED with STEP_TIMEOUT (a subset of `failed`). */
+  timedOut: string[];
   cancelled: string[];
+  /** Everything out of line, in stepId order, run-level items last. */
+  drift: DriftItem[];
   advance: AdvanceResult;
 }
 
+export type RunningStepDecision =
+  | (Exclude<StepTimeoutDecision, { kind: 'none' }> & { cause: 'step_timeout' })
+  | (Exclude<LeaseExpiryDecision, { kind: 'none' }> & { cause: 'lease_expired' })
+  | { kind: 'none' };
+
+/** The claims allowed for a step: operator override, else what the claim recorded, else policy. */
+export function effectiveMaxAttempts(
+  step: Pick<FlowStep, 'stepType' | 'maxAttempts'>,
+  override?: number,
+): number {
+  if (override !== undefined) return override;
+  const recorded = step.maxAttempts;
+  if (
+    typeof recorded === 'number' &&
+    Number.isInteger(recorded) &&
+    recorded >= 1 &&
+    recorded <= MAX_STEP_ATTEMPTS_LIMIT
+  ) {
+    return recorded;
+  }
+  return Object.hasOwn(DEFAULT_STEP_POLICIES, step.stepType)
+    ? DEFAULT_STEP_POLICIES[step.stepType].maxAttempts
+    : DEFAULT_STEP_POLICY.maxAttempts;
+}
+
 /**
- * The reconciler's pass over one run (DESIGN §5.4), pure: RUNNING steps whose lease expired are
- * reclaimed / failed / cancelled (decideLeaseExpiry), READY steps older than the threshold are
+ * One RUNNING step under supervision: the step timeout first (it names the real cause when an
+ * attempt overran its budget), then the lease rules (reclaim while attempt < maxAttempts, else
+ * LEASE_EXPIRED; CANCELLED in a finished run).
+ */
+export function decideRunningStep(
+  run: FlowRun,
+  stepId: string,
+  options: Pick<ReconcileOptions, 'now' | 'maxAttempts' | 'stepTimeoutGraceMs'>,
+): RunningStepDecision {
+  const timeout = decideStepTimeout(run, stepId, {
+    now: options.now,
+    graceMs: options.stepTimeoutGraceMs ?? STEP_TIMEOUT_GRACE_MS,
+  });
+  if (timeout.kind !== 'none') return { ...timeout, cause: 'step_timeout' };
+  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  if (step === undefined) return { kind: 'none' };
+  const expiry = decideLeaseExpiry(run, stepId, {
+    now: options.now,
+    maxAttempts: effectiveMaxAttempts(step, options.maxAttempts),
+  });
+  return expiry.kind === 'none' ? { kind: 'none' } : { ...expiry, cause: 'lease_expired' };
+}
+
+function assertReconcileOptions(options: ReconcileOptions): void {
+  toTimestamp(options.now);
+  const { maxAttempts, republishReadyAfterMs } = options;
+  if (
+    maxAttempts !== undefined &&
+    (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_STEP_ATTEMPTS_LIMIT)
+  ) {
+    throw new InvalidRequestError(
+      `maxAttempts must be an integer in 1..${MAX_STEP_ATTEMPTS_LIMIT}`,
+      {
+        maxAttempts,
+      },
+    );
+  }
+  if (!Number.isFinite(republishReadyAfterMs) || republishReadyAfterMs < 0) {
+    throw new InvalidRequestError('republishReadyAfterMs must be a non-negative number', {
+      republishReadyAfterMs,
+    });
+  }
+}
+
+/** The findings of `advance` on the document as read (before this pass changes anything). */
+function advanceDrift(run: FlowRun, now: Date): DriftItem[] {
+  const behind = advance(run, now);
+  if (isEmptyPatch(behind.patch)) return [];
+  if (behind.runError?.code === 'RUN_TIMEOUT') {
+    return [
+      {
+        kind: 'run_deadline',
+        action: 'fail_run',
+        detail: { deadlineAt: run.deadlineAt, cancelsSteps: behind.newlyCancelled },
+      },
+    ];
+  }
+  const detail: Record<string, unknown> = { runStatus: behind.runStatus };
+  if (behind.newlyReady.length > 0) detail['newlyReady'] = behind.newlyReady;
+  if (behind.newlySkipped.length > 0) detail['newlySkipped'] = behind.newlySkipped;
+  if (behind.newlyCancelled.length > 0) detail['newlyCancelled'] = behind.newlyCancelled;
+  if (behind.runError !== undefined) detail['errorCode'] = behind.runError.code;
+  if (behind.runStatus === run.status && Object.keys(detail).length === 1) {
+    detail['reason'] = 'progress_stale';
+  }
+  return [{ kind: 'advance_pending', action: 'advance', detail }];
+}
+
+/**
+ * The reconciler's pass over one run (DESIGN §5.4), pure: RUNNING steps past their deadline fail
+ * with STEP_TIMEOUT (decideStepTimeout), RUNNING steps whose lease expired are reclaimed / failed /
+ * cancelled (decideLeaseExpiry, maxAttempts per step), READY steps older than the threshold are
  * republished (a lost message must not stall a run), and the run is advanced (deadline, failure
- * policy, new READY steps). Nothing to do -> empty patch and nothing to republish.
+ * policy, new READY steps). `drift` lists every finding with its action. Nothing to do -> empty
+ * patch, nothing to republish, no drift.
  */
 export function reconcileRun(run: FlowRun, options: ReconcileOptions): ReconcileResult {
-  toTimestamp(options.now);
+  assertReconcileOptions(options);
   const patches: RunPatch[] = [];
   const reclaimed: string[] = [];
   const failed: string[] = [];
+  const timedOut: string[] = [];
   const cancelled: string[] = [];
   const stale: string[] = [];
-  const cutoff = options.now.getTime() - options.republishReadyAfterMs;
+  const drift: DriftItem[] = [];
+  const nowMs = options.now.getTime();
+  const cutoff = nowMs - options.republishReadyAfterMs;
   for (const [stepId, step] of sortedSteps(run)) {
     if (step.status === 'READY') {
       const readyMs = timestampMs(step.readyAt);
-      if (readyMs === undefined || readyMs <= cutoff) stale.push(stepId);
+      if (readyMs === undefined || readyMs <= cutoff) {
+        stale.push(stepId);
+        drift.push({
+          kind: 'ready_unclaimed',
+          action: 'republish',
+          stepId,
+          detail: {
+            readyAt: step.readyAt ?? null,
+            waitedMs: readyMs === undefined ? null : nowMs - readyMs,
+            attempt: step.attempt,
+          },
+        });
+      }
       continue;
     }
-    const decision = decideLeaseExpiry(run, stepId, options);
+    if (step.status !== 'RUNNING') continue;
+    const decision = decideRunningStep(run, stepId, options);
     if (decision.kind === 'none') continue;
     patches.push(decision.patch);
-    if (decision.kind === 'reclaim') reclaimed.push(stepId);
-    else if (decision.kind === 'fail') failed.push(stepId);
-    else cancelled.push(stepId);
+    const base = {
+      attempt: step.attempt,
+      leaseOwner: step.lease?.owner ?? null,
+      leaseExpiresAt: step.lease?.expiresAt ?? null,
+    };
+    switch (decision.kind) {
+      case 'timeout':
+        failed.push(stepId);
+        timedOut.push(stepId);
+        drift.push({
+          kind: 'step_timeout',
+          action: 'fail_step',
+          stepId,
+          detail: { ...base, deadlineAt: step.deadlineAt, errorCode: 'STEP_TIMEOUT' },
+        });
+        break;
+      case 'reclaim':
+        reclaimed.push(stepId);
+        drift.push({
+          kind: 'lease_expired',
+          action: 'reclaim',
+          stepId,
+          detail: { ...base, maxAttempts: effectiveMaxAttempts(step, options.maxAttempts) },
+        });
+        break;
+      case 'fail':
+        failed.push(stepId);
+        drift.push({
+          kind: 'lease_expired',
+          action: 'fail_step',
+          stepId,
+          detail: {
+            ...base,
+            maxAttempts: effectiveMaxAttempts(step, options.maxAttempts),
+            errorCode: decision.error.code,
+          },
+        });
+        break;
+      case 'cancel': {
+        cancelled.push(stepId);
+        drift.push({
+          kind: decision.cause,
+          action: 'cancel_step',
+          stepId,
+          detail: { ...base, runStatus: run.status },
+        });
+        break;
+      }
+    }
   }
-  const expiries = mergePatches(...patches);
-  const next = advance(applyPatch(run, expiries), options.now);
-  const patch = mergePatches(expiries, next.patch);
+  drift.push(...advanceDrift(run, options.now));
+  const supervised = mergePatches(...patches);
+  const next = advance(applyPatch(run, supervised), options.now);
+  const patch = mergePatches(supervised, next.patch);
   const after = applyPatch(run, patch);
   // only steps that are (still) READY after this write are worth a message
   const republish = [...new Set([...stale, ...reclaimed, ...next.newlyReady])]
     .filter((id) => after.steps[id]?.status === 'READY')
     .sort();
-  return { patch, republish, reclaimed, failed, cancelled, advance: next };
+  return { patch, republish, reclaimed, failed, timedOut, cancelled, drift, advance: next };
+}
+
+/** A SUCCEEDED step's primary artifact, to be checked for existence (the check is I/O). */
+export interface ArtifactExpectation {
+  stepId: string;
+  stepType: StepType;
+  /** outputs.gcs_uri; undefined when a SUCCEEDED step has none (itself a finding). */
+  uri?: string;
+}
+
+/** Every SUCCEEDED step of the run and the artifact it should have, in stepId order. */
+export function expectedArtifacts(run: FlowRun): ArtifactExpectation[] {
+  const expected: ArtifactExpectation[] = [];
+  for (const [stepId, step] of sortedSteps(run)) {
+    if (step.status !== 'SUCCEEDED') continue;
+    const uri = step.outputs.gcs_uri;
+    expected.push({
+      stepId,
+      stepType: step.stepType,
+      ...(typeof uri === 'string' && uri !== '' ? { uri } : {}),
+    });
+  }
+  return expected;
+}
+
+/** The drift item of a SUCCEEDED step whose artifact is missing (report only, never fixed). */
+export function artifactMissingDrift(
+  expectation: ArtifactExpectation,
+  reason: 'no_uri' | 'not_found',
+): DriftItem {
+  return {
+    kind: 'artifact_missing',
+    action: 'report_only',
+    stepId: expectation.stepId,
+    detail: { reason, stepType: expectation.stepType, uri: expectation.uri ?? null },
+  };
 }

@@ -1,24 +1,28 @@
 import type { FlowRun } from '@tda/contracts';
-import { applyPatch, stepPath } from '@tda/flow-engine';
-import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
 import { describe, expect, it } from 'vitest';
+import { applyPatch, stepPath } from './patch';
 import { decideTakeover, decideTakeoverFinalize, takeoverEligibility } from './takeover';
+import { makeRun, type StepOverrides } from './testing/run-fixtures';
 
 const STEP = 'ohlcv_export:1d';
 const NOW = new Date('2026-01-15T10:00:10.000Z');
 
-function running(owner: string | undefined, expiresAt = '2026-01-15T10:01:00.000Z'): FlowRun {
-  return makeFlowRun({
-    steps: {
-      [STEP]: makeStep({
-        status: 'RUNNING',
-        attempt: 1,
-        ...(owner === undefined ? {} : { lease: { owner, expiresAt } }),
-        error: { code: 'LEASE_EXPIRED', message: 'old', retryable: true },
-        progress: { stage: 'x', updatedAt: '2026-01-15T10:00:02.000Z' },
-        outputs: { execution: { timing: { startedAt: '2026-01-15T10:00:01.000Z' } } },
-      }),
-    },
+function runWith(step: StepOverrides): FlowRun {
+  return makeRun({ [STEP]: { timeframe: '1d', ...step } }, { status: 'RUNNING' });
+}
+
+function running(
+  owner: string | undefined,
+  expiresAt = '2026-01-15T10:01:00.000Z',
+  attempt = 1,
+): FlowRun {
+  return runWith({
+    status: 'RUNNING',
+    attempt,
+    ...(owner === undefined ? {} : { lease: { owner, expiresAt } }),
+    error: { code: 'LEASE_EXPIRED', message: 'old', retryable: true },
+    progress: { stage: 'x', updatedAt: '2026-01-15T10:00:02.000Z' },
+    outputs: { execution: { timing: { startedAt: '2026-01-15T10:00:01.000Z' } } },
   });
 }
 
@@ -49,11 +53,15 @@ describe('takeoverEligibility', () => {
   });
 
   it('only RUNNING steps', () => {
-    expect(takeoverEligibility(makeFlowRun(), STEP, { now: NOW, owner: 'me' })).toEqual({
+    expect(
+      takeoverEligibility(runWith({ status: 'READY' }), STEP, { now: NOW, owner: 'me' }),
+    ).toEqual({
       eligible: false,
       reason: 'not_running',
     });
-    expect(takeoverEligibility(makeFlowRun(), 'nope:1d', { now: NOW, owner: 'me' })).toEqual({
+    expect(
+      takeoverEligibility(runWith({ status: 'READY' }), 'nope:1d', { now: NOW, owner: 'me' }),
+    ).toEqual({
       eligible: false,
       reason: 'unknown_step',
     });
@@ -78,6 +86,28 @@ describe('decideTakeover', () => {
     });
     expect(after?.error).toBeUndefined();
     expect(after?.progress).toBeUndefined();
+  });
+
+  it('records the policy like a claim and refuses a step already at maxAttempts', () => {
+    const options = { now: NOW, owner: 'me', leaseMs: 60_000, timeoutMs: 5_000, maxAttempts: 3 };
+    const decision = decideTakeover(running('me', undefined, 2), STEP, options);
+    if (decision.kind !== 'claim') throw new Error('expected a takeover');
+    expect(applyPatch(running('me', undefined, 2), decision.patch).steps[STEP]).toMatchObject({
+      attempt: 3,
+      deadlineAt: '2026-01-15T10:00:15.000Z',
+      maxAttempts: 3,
+    });
+    expect(decideTakeover(running('me', undefined, 3), STEP, options)).toEqual({
+      kind: 'noop',
+      stepId: STEP,
+      reason: 'attempts_exhausted',
+    });
+    // without a bound the takeover is not limited here (the redelivery bound still applies)
+    const { maxAttempts: _bound, ...unbounded } = options;
+    expect(decideTakeover(running('me', undefined, 3), STEP, unbounded)).toMatchObject({
+      kind: 'claim',
+      attempt: 4,
+    });
   });
 
   it('is a noop for a held lease or a run that stopped running', () => {
@@ -116,7 +146,7 @@ describe('decideTakeoverFinalize', () => {
     expect(
       decideTakeoverFinalize(running('other'), STEP, { now: NOW, owner: 'me', outcome }),
     ).toMatchObject({ kind: 'noop', reason: { kind: 'lease_lost', leaseOwner: 'other' } });
-    const done = makeFlowRun({ steps: { [STEP]: makeStep({ status: 'SUCCEEDED', attempt: 1 }) } });
+    const done = runWith({ status: 'SUCCEEDED', attempt: 1 });
     expect(decideTakeoverFinalize(done, STEP, { now: NOW, owner: 'me', outcome })).toMatchObject({
       kind: 'noop',
       reason: { kind: 'already_final', status: 'SUCCEEDED' },

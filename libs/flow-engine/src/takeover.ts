@@ -1,13 +1,8 @@
 import type { FlowRun, FlowStep } from '@tda/contracts';
-import {
-  applyPatch,
-  decideClaim,
-  decideFinalize,
-  stepPath,
-  type ClaimDecision,
-  type FinalizeDecision,
-  type FinalizeOutcome,
-} from '@tda/flow-engine';
+import { decideClaim, type ClaimDecision } from './claim';
+import { decideFinalize, type FinalizeDecision, type FinalizeOutcome } from './finalize';
+import { applyPatch, stepPath } from './patch';
+import { isAtOrBefore, timestampMs } from './time';
 
 /**
  * Pure decisions for taking over a RUNNING step whose previous attempt is gone (seed 002
@@ -34,6 +29,14 @@ export interface TakeoverOptions {
   now: Date;
   owner: string;
   leaseMs: number;
+  /** Recorded as the claim records it (steps.<id>.deadlineAt = now + timeoutMs). */
+  timeoutMs?: number;
+  /**
+   * The worker's StepPolicy.maxAttempts: a step already at it is not executed again (noop
+   * `attempts_exhausted`; the caller finalizes it FAILED RETRIES_EXHAUSTED), so a loop of
+   * redeliveries that keep taking over the same step is bounded by step.attempt.
+   */
+  maxAttempts?: number;
 }
 
 export function takeoverEligibility(
@@ -47,8 +50,7 @@ export function takeoverEligibility(
   const { lease } = step;
   if (lease === undefined) return { eligible: true, step, why: 'lease_expired' };
   if (lease.owner === options.owner) return { eligible: true, step, why: 'own_orphan' };
-  const expiresMs = Date.parse(lease.expiresAt);
-  if (Number.isNaN(expiresMs) || expiresMs <= options.now.getTime()) {
+  if (timestampMs(lease.expiresAt) === undefined || isAtOrBefore(lease.expiresAt, options.now)) {
     return { eligible: true, step, why: 'lease_expired' };
   }
   return {
@@ -75,12 +77,17 @@ export function decideTakeover(
 ): TakeoverDecision {
   const eligibility = takeoverEligibility(run, stepId, options);
   if (!eligibility.eligible) return { kind: 'noop', stepId, reason: eligibility.reason };
+  if (options.maxAttempts !== undefined && eligibility.step.attempt >= options.maxAttempts) {
+    return { kind: 'noop', stepId, reason: 'attempts_exhausted' };
+  }
   const asReady = applyPatch(run, { [stepPath(stepId, 'status')]: 'READY' });
   const claim = decideClaim(asReady, stepId, {
     now: options.now,
     owner: options.owner,
     leaseMs: options.leaseMs,
     stepType: eligibility.step.stepType,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
   if (claim.kind !== 'claim') {
     const reason = claim.kind === 'noop' ? claim.reason.kind : claim.error.code;

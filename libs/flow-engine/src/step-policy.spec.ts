@@ -1,0 +1,69 @@
+import { STEP_TYPES } from '@tda/contracts';
+import { describe, expect, it } from 'vitest';
+import { InvalidRequestError } from './errors';
+import { DEFAULT_STEP_POLICIES, DEFAULT_STEP_POLICY, stepPolicyFor } from './step-policy';
+
+describe('step policies', () => {
+  it('seed 004 defaults: 120 s step timeout, 3 attempts, 3 tries of 1 s / 2 s / 4 s', () => {
+    expect(DEFAULT_STEP_POLICY).toEqual({
+      timeoutMs: 120_000,
+      maxAttempts: 3,
+      leaseMs: 60_000,
+      heartbeatMs: 15_000,
+      retry: { tries: 3, baseDelayMs: 1_000, maxDelayMs: 4_000 },
+    });
+  });
+
+  it('has an entry for every step type; the LLM steps get seed 002 780 s', () => {
+    expect(Object.keys(DEFAULT_STEP_POLICIES).sort()).toEqual([...STEP_TYPES].sort());
+    expect(stepPolicyFor('LLM_REPORT').timeoutMs).toBe(780_000);
+    expect(stepPolicyFor('LLM_RECOMMENDATION').timeoutMs).toBe(780_000);
+    expect(stepPolicyFor('OHLCV_EXPORT')).toEqual(DEFAULT_STEP_POLICY);
+    expect(stepPolicyFor('CHART_EXPORT').timeoutMs).toBe(120_000);
+    // every entry is a working policy
+    for (const type of STEP_TYPES) expect(() => stepPolicyFor(type)).not.toThrow();
+  });
+
+  it('applies overrides field by field (undefined ignored) and never mutates the table', () => {
+    const policy = stepPolicyFor('LLM_REPORT', {
+      timeoutMs: 5_000,
+      maxAttempts: undefined,
+      retry: { tries: 1 },
+    });
+    expect(policy).toEqual({
+      ...DEFAULT_STEP_POLICY,
+      timeoutMs: 5_000,
+      retry: { ...DEFAULT_STEP_POLICY.retry, tries: 1 },
+    });
+    policy.retry.baseDelayMs = 7;
+    expect(stepPolicyFor('LLM_REPORT').retry.baseDelayMs).toBe(1_000);
+    expect(stepPolicyFor('LLM_REPORT').timeoutMs).toBe(780_000);
+  });
+
+  it.each([
+    [{ timeoutMs: 0 }, 'timeoutMs'],
+    [{ maxAttempts: 0 }, 'maxAttempts'],
+    [{ maxAttempts: 1.5 }, 'maxAttempts'],
+    [{ maxAttempts: 101 }, 'maxAttempts'],
+    [{ heartbeatMs: 60_000 }, 'heartbeatMs'],
+    [{ leaseMs: Number.NaN }, 'leaseMs'],
+    [{ retry: { tries: 0 } }, 'retry.tries'],
+    [{ retry: { baseDelayMs: -1 } }, 'retry.baseDelayMs'],
+  ])('refuses %o naming %s', (overrides, field) => {
+    let thrown: unknown;
+    try {
+      stepPolicyFor('OHLCV_EXPORT', overrides);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InvalidRequestError);
+    expect((thrown as InvalidRequestError).details).toMatchObject({
+      field,
+      stepType: 'OHLCV_EXPORT',
+    });
+  });
+
+  it('refuses an unknown step type', () => {
+    expect(() => stepPolicyFor('NOPE' as never)).toThrow(/unknown stepType 'NOPE'/);
+  });
+});

@@ -1,0 +1,103 @@
+import type { ErrorInfo, FlowRun } from '@tda/contracts';
+import { errorInfo, InvalidRequestError } from './errors';
+import { isStorageSafeStepId } from './ids';
+import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
+import { isTerminalRunStatus } from './run-status';
+import { timestampMs, toTimestamp } from './time';
+
+/**
+ * Default grace after `steps.<id>.deadlineAt` before the reconciler fails a step whose worker
+ * still holds the lease: a healthy harness aborts its handler at the deadline and finalizes
+ * STEP_TIMEOUT itself within a few writes; the reconciler is the backstop for a stuck one.
+ */
+export const STEP_TIMEOUT_GRACE_MS = 15_000;
+
+export interface StepTimeoutOptions {
+  now: Date;
+  /** Wait this long past deadlineAt while the lease is still valid. Default STEP_TIMEOUT_GRACE_MS. */
+  graceMs?: number;
+}
+
+export type StepTimeoutDecision =
+  | {
+      kind: 'none';
+      stepId: string;
+      reason:
+        | 'unknown_step'
+        | 'not_running'
+        | 'no_deadline'
+        | 'within_deadline'
+        /** The lease expired before the deadline: the worker died in time, lease rules apply. */
+        | 'lease_expired_first';
+    }
+  /** RUNNING -> FAILED STEP_TIMEOUT; advance then applies the failure policy. */
+  | { kind: 'timeout'; stepId: string; patch: RunPatch; error: ErrorInfo }
+  /** The run already ended: close the overrunning step as CANCELLED. */
+  | { kind: 'cancel'; stepId: string; patch: RunPatch; error: ErrorInfo };
+
+/**
+ * The reconciler's step-timeout decision for a RUNNING step (DESIGN §5.4 "past step timeout →
+ * FAILED STEP_TIMEOUT"). The claim recorded `deadlineAt` = claim time + the worker's timeoutMs.
+ *
+ * - lease still valid and now >= deadlineAt + grace: the worker is alive but stuck (its harness
+ *   should have stopped at the deadline) → STEP_TIMEOUT; its next heartbeat sees the step is no
+ *   longer RUNNING and it writes nothing more;
+ * - lease expired **after** the deadline: the attempt outlived its budget and then its worker
+ *   vanished → STEP_TIMEOUT at once;
+ * - lease expired before the deadline (or missing): the worker died within its budget, so the
+ *   lease rules (reclaim / LEASE_EXPIRED) decide instead → none.
+ *
+ * In a finished or cancel-requested run the step is CANCELLED instead. The decision depends only
+ * on stored timestamps, not on when the reconciler happens to look.
+ */
+export function decideStepTimeout(
+  run: FlowRun,
+  stepId: string,
+  options: StepTimeoutOptions,
+): StepTimeoutDecision {
+  const graceMs = options.graceMs ?? STEP_TIMEOUT_GRACE_MS;
+  if (!Number.isFinite(graceMs) || graceMs < 0) {
+    throw new InvalidRequestError('graceMs must be a non-negative number', { graceMs });
+  }
+  const ts = toTimestamp(options.now);
+  const nowMs = options.now.getTime();
+  const step =
+    isStorageSafeStepId(stepId) && Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  if (step === undefined) return { kind: 'none', stepId, reason: 'unknown_step' };
+  if (step.status !== 'RUNNING') return { kind: 'none', stepId, reason: 'not_running' };
+  const deadlineMs = timestampMs(step.deadlineAt);
+  if (deadlineMs === undefined) return { kind: 'none', stepId, reason: 'no_deadline' };
+  const leaseMs = timestampMs(step.lease?.expiresAt);
+  if (leaseMs === undefined || leaseMs <= nowMs) {
+    if (leaseMs === undefined || leaseMs <= deadlineMs) {
+      return { kind: 'none', stepId, reason: 'lease_expired_first' };
+    }
+  } else if (nowMs < deadlineMs + graceMs) {
+    return { kind: 'none', stepId, reason: 'within_deadline' };
+  }
+  const details = {
+    stepId,
+    attempt: step.attempt,
+    deadlineAt: step.deadlineAt,
+    graceMs,
+    leaseOwner: step.lease?.owner ?? null,
+    leaseExpiresAt: step.lease?.expiresAt ?? null,
+  };
+  const at = (field: string): string => stepPath(stepId, field);
+  const closing = (status: 'FAILED' | 'CANCELLED', error: ErrorInfo): RunPatch => ({
+    [at('status')]: status,
+    [at('finishedAt')]: ts,
+    [at('lease')]: FIELD_DELETE,
+    [at('error')]: error,
+  });
+  if (isTerminalRunStatus(run.status) || run.cancelRequestedAt !== undefined) {
+    const error = errorInfo('CANCELLED', `step ${stepId} abandoned after the run ended`, details);
+    return { kind: 'cancel', stepId, error, patch: closing('CANCELLED', error) };
+  }
+  const error = errorInfo(
+    'STEP_TIMEOUT',
+    `step ${stepId} passed its deadline ${String(step.deadlineAt)} (attempt ${step.attempt}) without finishing`,
+    details,
+  );
+  return { kind: 'timeout', stepId, error, patch: closing('FAILED', error) };
+}
