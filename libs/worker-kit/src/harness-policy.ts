@@ -1,6 +1,11 @@
+import type { StepType } from '@tda/contracts';
+import { MAX_STEP_ATTEMPTS_LIMIT, stepPolicyFor } from '@tda/flow-engine';
+
 /**
  * Timing and retry policy of the step harness. Every number is configurable so that tests run in
- * milliseconds; the defaults are the production values (DESIGN.md §6, §8; seed 004 §5.1).
+ * milliseconds; the defaults are the production values (DESIGN.md §6, §8; seed 004 §5.1). The
+ * step-level fields (lease, heartbeat, timeout, maxAttempts, handler retries) default to the
+ * handler's step type entry of @tda/flow-engine DEFAULT_STEP_POLICIES (stepPolicyFor).
  */
 export interface StepHarnessPolicy {
   /** Lease written by the claim and extended by every heartbeat. Default 60 s. */
@@ -11,8 +16,17 @@ export interface StepHarnessPolicy {
    * Must be shorter than leaseMs.
    */
   heartbeatMs: number;
-  /** Step timeout: the handler is aborted at claim time + timeoutMs. Default 120 s (seed 004). */
+  /**
+   * Step timeout: the handler is aborted at claim time + timeoutMs (recorded by the claim as
+   * `steps.<id>.deadlineAt` for the reconciler). Default 120 s (seed 004), 780 s for LLM steps.
+   */
   timeoutMs: number;
+  /**
+   * Claims allowed per step (recorded by the claim as `steps.<id>.maxAttempts`; the reconciler
+   * reclaims an expired lease only below it). The harness itself never executes a step that is
+   * already at it again when taking over its own orphan: FAILED RETRIES_EXHAUSTED. Default 3.
+   */
+  maxAttempts: number;
   /**
    * Read-decide-write rounds of the claim (and of the other conditional writes) before the
    * harness gives up and nacks (seed 002 "claim conflict: retry a few times with short jitter").
@@ -52,6 +66,7 @@ export const DEFAULT_HARNESS_POLICY: Readonly<StepHarnessPolicy> = Object.freeze
   leaseMs: 60_000,
   heartbeatMs: 15_000,
   timeoutMs: 120_000,
+  maxAttempts: 3,
   claimMaxAttempts: 5,
   maxDeliveryAttempts: 10,
   handlerMaxTries: 3,
@@ -81,6 +96,7 @@ const POSITIVE: readonly (keyof StepHarnessPolicy)[] = [
   'leaseMs',
   'heartbeatMs',
   'timeoutMs',
+  'maxAttempts',
   'claimMaxAttempts',
   'maxDeliveryAttempts',
   'handlerMaxTries',
@@ -97,10 +113,31 @@ const NON_NEGATIVE: readonly (keyof StepHarnessPolicy)[] = [
 const BUCKET = /^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/;
 const PREFIX = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
+/**
+ * The harness defaults for a step type: DEFAULT_HARNESS_POLICY with the step-level fields from
+ * the step type's StepPolicy (flow-engine DEFAULT_STEP_POLICIES). Without a step type: the
+ * defaults of every type (seed 004).
+ */
+export function harnessDefaultsFor(stepType?: StepType): StepHarnessPolicy {
+  if (stepType === undefined) return { ...DEFAULT_HARNESS_POLICY };
+  const step = stepPolicyFor(stepType);
+  return {
+    ...DEFAULT_HARNESS_POLICY,
+    leaseMs: step.leaseMs,
+    heartbeatMs: step.heartbeatMs,
+    timeoutMs: step.timeoutMs,
+    maxAttempts: step.maxAttempts,
+    handlerMaxTries: step.retry.tries,
+    handlerRetryBaseDelayMs: step.retry.baseDelayMs,
+    handlerRetryMaxDelayMs: step.retry.maxDelayMs,
+  };
+}
+
 export function resolveHarnessPolicy(
   overrides: Partial<StepHarnessPolicy> = {},
+  stepType?: StepType,
 ): StepHarnessPolicy {
-  const policy: StepHarnessPolicy = { ...DEFAULT_HARNESS_POLICY };
+  const policy: StepHarnessPolicy = harnessDefaultsFor(stepType);
   for (const [key, value] of Object.entries(overrides) as [keyof StepHarnessPolicy, unknown][]) {
     if (value !== undefined) Object.assign(policy, { [key]: value });
   }
@@ -115,6 +152,11 @@ export function resolveHarnessPolicy(
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new HarnessConfigError(`harness policy ${key} must be a non-negative number`);
     }
+  }
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts > MAX_STEP_ATTEMPTS_LIMIT) {
+    throw new HarnessConfigError(
+      `harness policy maxAttempts must be an integer in 1..${MAX_STEP_ATTEMPTS_LIMIT}`,
+    );
   }
   if (policy.heartbeatMs >= policy.leaseMs) {
     throw new HarnessConfigError(

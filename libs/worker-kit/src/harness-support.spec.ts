@@ -37,7 +37,24 @@ describe('resolveHarnessPolicy', () => {
     ]);
   });
 
+  it('takes the step-level defaults from the step type policy (flow-engine DEFAULT_STEP_POLICIES)', () => {
+    expect(resolveHarnessPolicy({}, 'OHLCV_EXPORT')).toEqual(DEFAULT_HARNESS_POLICY);
+    expect(resolveHarnessPolicy({}, 'LLM_REPORT')).toEqual({
+      ...DEFAULT_HARNESS_POLICY,
+      timeoutMs: 780_000,
+    });
+    expect(resolveHarnessPolicy({ timeoutMs: 9_000 }, 'LLM_REPORT').timeoutMs).toBe(9_000);
+    expect(DEFAULT_HARNESS_POLICY).toMatchObject({
+      timeoutMs: 120_000,
+      maxAttempts: 3,
+      handlerRetryBaseDelayMs: 1_000,
+      handlerRetryMaxDelayMs: 4_000,
+    });
+  });
+
   it.each([
+    [{ maxAttempts: 0 }, /maxAttempts must be a positive number/],
+    [{ maxAttempts: 2.5 }, /maxAttempts must be an integer/],
     [{ heartbeatMs: 60_000 }, /shorter than leaseMs/],
     [{ leaseMs: 0 }, /leaseMs must be a positive number/],
     [{ handlerRetryBaseDelayMs: -1 }, /non-negative/],

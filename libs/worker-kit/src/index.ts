@@ -6,7 +6,6 @@ export * from './harness-metrics';
 export * from './harness.errors';
 export * from './artifact-naming';
 export * from './artifact-writer';
-export * from './takeover';
 export * from './lease-keeper';
 export * from './step-harness';
 export * from './step-harness.registry';

@@ -641,6 +641,47 @@ describe('StepHarness — deadline, cancel, lease loss, shutdown', () => {
     expect(f.stepEvents()).toEqual([expect.objectContaining({ status: 'CANCELLED' })]);
   });
 
+  it('the claim records the effective policy (deadlineAt = claim + timeoutMs, maxAttempts)', async () => {
+    const handler = new TestStepHandler();
+    let seen: FlowStep | undefined;
+    handler.executeImpl = async (ctx) => {
+      seen = ctx.step;
+      return jsonResult(ctx);
+    };
+    const f = await fixture({ handler, policy: { timeoutMs: 7_000, maxAttempts: 4 } });
+    await f.harness.handleStepReady(f.message(OHLCV), first);
+    expect(seen).toMatchObject({
+      status: 'RUNNING',
+      deadlineAt: new Date(T0 + 7_000).toISOString(),
+      maxAttempts: 4,
+    });
+    expect(await f.step(OHLCV)).toMatchObject({ status: 'SUCCEEDED', maxAttempts: 4 });
+  });
+
+  it('the run deadline passing mid-step aborts the handler at once → CANCELLED (deadline_passed)', async () => {
+    const handler = new TestStepHandler();
+    handler.executeImpl = (ctx) => untilAborted(ctx.signal);
+    // heartbeats far apart: only the harness's own run-deadline timer can stop the handler
+    const run = makeFlowRun({ deadlineAt: new Date(T0 + 60).toISOString() });
+    const f = await fixture({ handler, run, policy: { heartbeatMs: 30_000 } });
+    const outcome = await f.harness.handleStepReady(f.message(OHLCV), first);
+
+    expect(outcome).toMatchObject({ kind: 'failed', status: 'CANCELLED', errorCode: 'CANCELLED' });
+    expect(handler.signals[0]?.reason).toEqual({ kind: 'cancelled' } satisfies StepAbortReason);
+    expect((await f.step(OHLCV)).error).toMatchObject({ details: { cause: 'deadline_passed' } });
+    expect(f.store.statusWrites(OHLCV)).toEqual(['RUNNING', 'CANCELLED']);
+    expect(f.artifacts.puts).toBe(0);
+  });
+
+  it('a run already past its deadline at the claim → CANCELLED without executing', async () => {
+    const run = makeFlowRun({ deadlineAt: new Date(T0 - 1).toISOString() });
+    const f = await fixture({ run });
+    const outcome = await f.harness.handleStepReady(f.message(OHLCV), first);
+    expect(outcome).toMatchObject({ status: 'CANCELLED', tries: 0 });
+    expect(f.handler.executions).toBe(0);
+    expect((await f.step(OHLCV)).error).toMatchObject({ details: { cause: 'deadline_passed' } });
+  });
+
   it('lease stolen by another worker → handler aborted, NO further write', async () => {
     const handler = new TestStepHandler();
     const started = deferred();
@@ -801,6 +842,29 @@ describe('StepHarness — artifacts', () => {
     const outcome = await f.harness.handleStepReady(f.message(OHLCV), { deliveryAttempt: 2 });
     expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED', attempt: 2 });
     expect(f.handler.executions).toBe(2);
+  });
+
+  it('its own orphan already at maxAttempts → FAILED RETRIES_EXHAUSTED, not executed again', async () => {
+    const f = await fixture({ policy: { maxAttempts: 1 } });
+    f.artifacts.failNextPuts(3, new ArtifactWriteError(f.primaryUri(OHLCV), 'HTTP 503'));
+    await expect(f.harness.handleStepReady(f.message(OHLCV), first)).rejects.toBeInstanceOf(
+      ArtifactWriteRetryableError,
+    );
+    const outcome = await f.harness.handleStepReady(f.message(OHLCV), { deliveryAttempt: 2 });
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      status: 'FAILED',
+      errorCode: 'RETRIES_EXHAUSTED',
+      attempt: 1,
+    });
+    expect(f.handler.executions).toBe(1);
+    const step = await f.step(OHLCV);
+    expect(step).toMatchObject({
+      status: 'FAILED',
+      attempt: 1,
+      error: { code: 'RETRIES_EXHAUSTED' },
+    });
+    expect(step.lease).toBeUndefined();
   });
 });
 

@@ -13,6 +13,8 @@ import {
   assertWorkerIdentity,
   decideClaim,
   decideFinalize,
+  decideTakeover,
+  decideTakeoverFinalize,
   describeNotExecutable,
   errorInfo,
   InvalidRequestError,
@@ -20,6 +22,8 @@ import {
   type ClaimDecision,
   type FinalizeDecision,
   type FinalizeOutcome,
+  takeoverEligibility,
+  type TakeoverDecision,
 } from '@tda/flow-engine';
 import {
   ConflictRetriesExhaustedError,
@@ -62,12 +66,6 @@ import type {
   StepRecoveryContext,
   StepResult,
 } from './step-handler';
-import {
-  decideTakeover,
-  decideTakeoverFinalize,
-  takeoverEligibility,
-  type TakeoverDecision,
-} from './takeover';
 
 export interface DeliveryMeta {
   /** 1-based delivery count of this message (PubSubContext.getDeliveryAttempt()). */
@@ -160,7 +158,8 @@ export class StepHarness {
   constructor(options: StepHarnessOptions) {
     this.handler = options.handler;
     this.stepType = options.handler.stepType;
-    this.policy = resolveHarnessPolicy(options.policy);
+    // Step-level defaults (timeout, lease, attempts, retries) come from the step type's policy.
+    this.policy = resolveHarnessPolicy(options.policy, options.handler.stepType);
     assertWorkerIdentity(options.owner, this.policy.leaseMs);
     this.owner = options.owner;
     this.store = options.store;
@@ -283,6 +282,9 @@ export class StepHarness {
           owner: this.owner,
           leaseMs: this.policy.leaseMs,
           stepType: this.stepType,
+          // the reconciler reads the effective policy from the document
+          timeoutMs: this.policy.timeoutMs,
+          maxAttempts: this.policy.maxAttempts,
         });
         if (decision.kind === 'claim')
           return { kind: 'write', patch: decision.patch, result: decision };
@@ -379,16 +381,24 @@ export class StepHarness {
     });
   }
 
-  /** Our own orphan (or an artifact handler.recover refused): claim it again and execute. */
+  /**
+   * Our own orphan (or an artifact handler.recover refused): claim it again and execute — unless
+   * the step already used policy.maxAttempts claims, then it fails RETRIES_EXHAUSTED (a loop of
+   * redeliveries that keep re-executing one step is bounded by step.attempt).
+   */
   private async takeover(target: Target): Promise<HarnessOutcome> {
+    let readAttempt = 0;
     const outcome = await this.conditionalWrite(
       'claim',
       target,
       (run): UpdateDecision<TakeoverDecision> => {
+        readAttempt = run.steps[target.stepId]?.attempt ?? 0;
         const decision = decideTakeover(run, target.stepId, {
           now: this.clock(),
           owner: this.owner,
           leaseMs: this.policy.leaseMs,
+          timeoutMs: this.policy.timeoutMs,
+          maxAttempts: this.policy.maxAttempts,
         });
         return decision.kind === 'claim'
           ? { kind: 'write', patch: decision.patch, result: decision }
@@ -396,6 +406,25 @@ export class StepHarness {
       },
     );
     if (outcome.kind === 'not_found') return this.noop('run_not_found');
+    if (outcome.kind === 'noop' && outcome.reason === 'attempts_exhausted') {
+      return this.complete(
+        target,
+        {
+          outcome: {
+            status: 'FAILED',
+            error: errorInfo(
+              'RETRIES_EXHAUSTED',
+              `step already claimed ${readAttempt} times (max ${this.policy.maxAttempts})`,
+              { attempt: readAttempt, maxAttempts: this.policy.maxAttempts },
+            ),
+            execution: this.baseExecution(),
+          },
+          attempt: readAttempt,
+          tries: 0,
+        },
+        'takeover',
+      );
+    }
     if (outcome.kind === 'noop' || outcome.result.kind === 'noop') {
       return this.noop(outcome.kind === 'noop' ? outcome.reason : 'takeover_not_possible');
     }
@@ -565,6 +594,17 @@ export class StepHarness {
         });
       }
 
+      // The run already passed its deadline: its result could not be used (advance fails the run
+      // with RUN_TIMEOUT); stop before doing any work.
+      const runDeadlineMs = parseTime(claimed.run.deadlineAt);
+      if (runDeadlineMs !== undefined && runDeadlineMs <= this.clock().getTime()) {
+        return this.complete(target, {
+          outcome: this.cancelledOutcome('deadline_passed', base),
+          attempt: claimed.attempt,
+          tries: 0,
+        });
+      }
+
       let inputs: unknown;
       try {
         inputs = this.handler.validateInputs(claimed.run, target.stepId, claimed.step);
@@ -585,6 +625,17 @@ export class StepHarness {
         Math.max(0, deadline.getTime() - this.clock().getTime()),
       );
       let cancelCause: CancelCause | undefined;
+      // The run deadline stops the step at once; its heartbeat would only see it at the next beat.
+      const runDeadlineTimer =
+        runDeadlineMs === undefined || runDeadlineMs >= deadline.getTime()
+          ? undefined
+          : setTimeout(
+              () => {
+                cancelCause ??= 'deadline_passed';
+                controller.abort({ kind: 'cancelled' } satisfies StepAbortReason);
+              },
+              Math.max(0, runDeadlineMs - this.clock().getTime()),
+            );
       let leaseLostDetail: Record<string, unknown> | undefined;
       const keeper = new LeaseKeeper({
         store: this.store,
@@ -625,6 +676,7 @@ export class StepHarness {
         );
         end = await this.runHandler(context, controller.signal, deadline);
         clearTimeout(deadlineTimer);
+        clearTimeout(runDeadlineTimer);
         if (end.kind === 'result') {
           // The heartbeat keeps the lease while artifacts are written; only lease loss stops us.
           written = await writeStepArtifacts(
@@ -634,6 +686,7 @@ export class StepHarness {
         }
       } finally {
         clearTimeout(deadlineTimer);
+        clearTimeout(runDeadlineTimer);
         // No heartbeat may land after (or race with) the finalize.
         await keeper.stop();
         this.executions.delete(key);
@@ -665,19 +718,7 @@ export class StepHarness {
             });
           case 'cancelled':
             return this.complete(target, {
-              outcome: {
-                status: 'CANCELLED',
-                error: errorInfo(
-                  'CANCELLED',
-                  cancelCause === 'deadline_passed'
-                    ? 'step stopped: the run passed its deadline'
-                    : cancelCause === 'run_finished'
-                      ? 'step stopped: the run already finished'
-                      : 'step stopped: run cancel requested',
-                  { cause: cancelCause ?? 'cancel_requested' },
-                ),
-                execution: base,
-              },
+              outcome: this.cancelledOutcome(cancelCause ?? 'cancel_requested', base),
               attempt: claimed.attempt,
               tries: end.tries,
             });
@@ -708,6 +749,23 @@ export class StepHarness {
         tries: end.tries,
       });
     });
+  }
+
+  /** A step stopped because its run was cancelled, finished or passed its deadline. */
+  private cancelledOutcome(cause: CancelCause, execution: StepExecution): FinalizeOutcome {
+    return {
+      status: 'CANCELLED',
+      error: errorInfo(
+        'CANCELLED',
+        cause === 'deadline_passed'
+          ? 'step stopped: the run passed its deadline'
+          : cause === 'run_finished'
+            ? 'step stopped: the run already finished'
+            : 'step stopped: run cancel requested',
+        { cause },
+      ),
+      execution,
+    };
   }
 
   /** Runs execute() with in-process retries of retryable StepErrors (seed 004: 3 tries). */
@@ -1130,4 +1188,11 @@ function leaseLostOnly(signal: AbortSignal): AbortSignal {
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
   return controller.signal;
+}
+
+/** Milliseconds of a stored timestamp; undefined when absent or unparseable. */
+function parseTime(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
 }
