@@ -217,10 +217,16 @@ export function buildOpenApiDocument(): Json {
             content: { 'application/json': { schema: ref('TriggerRequest') } },
           },
           responses: {
-            '201': json(ref('FlowRun'), 'Created (Location: /runs/{runId})'),
+            '201': json(
+              ref('FlowRun'),
+              'Created (Location: /runs/{runId}): RUNNING when admitted, PENDING while queued behind the running-runs limits (see blocked-on)',
+            ),
             '200': json(ref('FlowRun'), 'The existing run of this idempotencyKey'),
             '400': error('INVALID_REQUEST: body, scope or flowKey (details.availableFlowKeys)'),
             '409': error('CONFLICT: idempotencyKey reused for a different request'),
+            '429': error(
+              'QUOTA_EXCEEDED (retryable): the owner already has TDA_MAX_ACTIVE_RUNS_PER_OWNER active (PENDING or RUNNING) runs; details {ownerId, active, limit}; nothing was created',
+            ),
             ...COMMON_ERRORS,
           },
         },
@@ -284,7 +290,8 @@ export function buildOpenApiDocument(): Json {
       '/runs/{runId}/steps/{stepId}/blocked-on': {
         get: {
           operationId: 'blockedOn',
-          summary: 'Why a step is not running / not done',
+          summary:
+            'Why a step is not running / not done (a queued run: reason kind "queued" with its position)',
           parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
           responses: {
             '200': json(ref('BlockedOn'), 'Structured reasons and a summary'),
