@@ -503,11 +503,28 @@ describe('ChartExportHandler: bad OHLCV artifact', () => {
     expect((await inputErrorAsync(run(handler, s))).message).toMatch(message);
   });
 
-  it('is an input error when it belongs to another run or is out of order', async () => {
+  it('is an input error when it belongs to another run (unless a rerun reused it from there) or is out of order', async () => {
     const ready = runWithChartsReady();
     const other = ohlcvExport({ ...ready.run, runId: '20220228-060000_ETH-USD_zzzzzz' });
     const foreign = await setup({ artifact: Buffer.from(JSON.stringify(other)) });
     expect((await inputErrorAsync(run(handler, foreign))).message).toMatch(/belongs to run/);
+
+    // ...but an export reused by a rerun belongs to the run that produced it.
+    const reused = await setup({
+      artifact: Buffer.from(JSON.stringify(other)),
+      run: (r) =>
+        applyPatch(
+          r,
+          stepPatch(OHLCV_STEP_ID, {
+            'outputs.execution.reusedFrom': {
+              runId: other.runId,
+              stepId: OHLCV_STEP_ID,
+              sourceRunId: other.runId,
+            },
+          }),
+        ),
+    });
+    expect(manifestOf(await run(handler, reused)).runId).toBe(ready.run.runId);
 
     const unordered = await setup({
       artifact: Buffer.from(JSON.stringify(ohlcvExport(ready.run, shifted(weeklyCandles())))),

@@ -17,6 +17,7 @@ import {
   type OhlcvExport,
   type ValidationIssue,
 } from '@tda/contracts';
+import { producingRunId } from '@tda/flow-engine';
 import {
   StepError,
   StepInputError,
@@ -428,7 +429,10 @@ export class ChartExportHandler implements StepHandler<ChartExportInputs> {
       );
     }
     const ohlcv = checked.value;
-    const problem = ohlcvProblem(ohlcv, context.run.runId, context.step.timeframe);
+    // The export belongs to the run that executed the OHLCV step: this run, or for a step a rerun
+    // reused, the run it was reused from (outputs.execution.reusedFrom).
+    const expectedRunId = producingRunId(context.run, ohlcvStepId);
+    const problem = ohlcvProblem(ohlcv, expectedRunId, context.step.timeframe);
     if (problem !== undefined) {
       throw new StepInputError(`OHLCV artifact ${ohlcvGcsUri}: ${problem}`, { uri: ohlcvGcsUri });
     }

@@ -12,6 +12,7 @@ import {
   type Timeframe,
   type ValidationIssue,
 } from '@tda/contracts';
+import { producingRunId } from '@tda/flow-engine';
 import {
   assemblePrompt,
   canonicalJson,
@@ -509,7 +510,13 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
       inputs.chartsManifestGcsUri,
       'charts manifest artifact',
     );
-    const manifest = parseManifest(manifestBytes, inputs.chartsManifestGcsUri, run.runId);
+    // The manifest belongs to the run that executed the charts step: this run, or for a step a
+    // rerun reused, the run it was reused from (outputs.execution.reusedFrom).
+    const manifest = parseManifest(
+      manifestBytes,
+      inputs.chartsManifestGcsUri,
+      producingRunId(run, inputs.chartsManifestStepId),
+    );
     const charts: ChartContextImage[] = [];
     for (const item of manifest.items) {
       charts.push({

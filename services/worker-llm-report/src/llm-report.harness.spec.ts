@@ -219,6 +219,52 @@ describe('LLM_REPORT through the step harness', () => {
     expect(client.calls).toBe(0);
   });
 
+  it('accepts a charts manifest of another run only when a rerun reused the step from that run', async () => {
+    const OTHER_RUN = '20261120-080000_BTC-USDT_other';
+    const foreignUri = uriOf(OTHER_RUN, '1w', CHARTS_1W);
+    // The same charts, as the run that produced them wrote them: its runId inside.
+    const copyManifest = async (fixture: {
+      run: { runId: string };
+      artifacts: InMemoryArtifactStore;
+    }) => {
+      const own = fixture.artifacts.read(uriOf(fixture.run.runId, '1w', CHARTS_1W));
+      const manifest = { ...JSON.parse((await own).toString('utf8')), runId: OTHER_RUN };
+      await fixture.artifacts.put(foreignUri, Buffer.from(JSON.stringify(manifest)), {
+        contentType: 'application/json',
+      });
+    };
+    const pointAtForeign = { 'outputs.gcs_uri': foreignUri };
+    const reusedFrom = {
+      'outputs.execution.reusedFrom': {
+        runId: OTHER_RUN,
+        stepId: CHARTS_1W,
+        sourceRunId: OTHER_RUN,
+      },
+    };
+
+    const foreign = await deliver({
+      client: new ScriptedLlmClient([]),
+      before: copyManifest,
+      patch: () => stepPatch(CHARTS_1W, pointAtForeign),
+    });
+    expect(foreign.step.error).toMatchObject({ code: 'INVALID_STEP_INPUTS' });
+    expect(foreign.step.error?.message).toContain('belongs to another run');
+
+    const client = new ScriptedLlmClient([
+      jsonResponse(validReportOutput('## 1w\n\nReused charts.')),
+    ]);
+    const reused = await deliver({
+      client,
+      before: copyManifest,
+      patch: () => stepPatch(CHARTS_1W, { ...pointAtForeign, ...reusedFrom }),
+    });
+    expect(reused.outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
+    const report = parseReport(reused.bytes);
+    expect(report.metadata.runId).toBe(reused.stored.runId);
+    expect(report.metadata.inputs.chartsManifestGcsUri).toBe(foreignUri);
+    expect(client.calls).toBe(1);
+  });
+
   it('fails INVALID_STEP_INPUTS for a chart image over the 256 KiB limit, without a model call', async () => {
     const client = new ScriptedLlmClient([]);
     const { step } = await deliver({
