@@ -12,7 +12,8 @@ describe('orchestrator config', () => {
       TDA_RECONCILE_INTERVAL_MS: 30_000,
       TDA_READY_REPUBLISH_AFTER_MS: 60_000,
       TDA_DEFAULT_OWNER: 'local-user',
-      TDA_MAX_STEP_ATTEMPTS: 3,
+      TDA_STEP_TIMEOUT_GRACE_MS: 15_000,
+      TDA_RECONCILE_MAX_RUNS: 1_000,
       TDA_DEFAULT_RUN_DEADLINE_SECONDS: 3_600,
       TDA_MAX_RUNNING_RUNS: 20,
       TDA_MAX_RUNNING_RUNS_PER_OWNER: 5,
@@ -20,6 +21,17 @@ describe('orchestrator config', () => {
       TDA_PUBSUB_PREFIX: 'tda',
       TDA_BACKEND: 'memory',
     });
+  });
+
+  it('has no step-attempt override unless TDA_MAX_STEP_ATTEMPTS is set', () => {
+    expect(loadOrchestratorConfig({ TDA_API_TOKEN: TOKEN }).TDA_MAX_STEP_ATTEMPTS).toBeUndefined();
+    expect(
+      loadOrchestratorConfig({ TDA_API_TOKEN: TOKEN, TDA_MAX_STEP_ATTEMPTS: '2' })
+        .TDA_MAX_STEP_ATTEMPTS,
+    ).toBe(2);
+    expect(() =>
+      loadOrchestratorConfig({ TDA_API_TOKEN: TOKEN, TDA_MAX_STEP_ATTEMPTS: '0' }),
+    ).toThrow(ConfigError);
   });
 
   it('coerces numbers from env strings; 0 disables the reconciler timer and the default deadline', () => {

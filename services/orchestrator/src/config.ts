@@ -32,8 +32,20 @@ export const orchestratorConfigSchema = z
       .string()
       .regex(OWNER_ID_PATTERN, 'must be 1..200 of A-Z a-z 0-9 _ . @ : -')
       .default('local-user'),
-    /** Claims per step before an expired lease fails it with LEASE_EXPIRED (seed 004: 3). */
-    TDA_MAX_STEP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+    /**
+     * Operator override of the claims per step before an expired lease fails it (LEASE_EXPIRED),
+     * for every step type. Unset (the default): the maxAttempts the claiming worker recorded in
+     * the step, else the step type's policy (flow-engine DEFAULT_STEP_POLICIES, seed 004: 3).
+     */
+    TDA_MAX_STEP_ATTEMPTS: z.coerce.number().int().min(1).max(100).optional(),
+    /**
+     * Grace past a step's deadlineAt (claim + the worker's timeout) before the reconciler fails
+     * a step whose worker still holds the lease with STEP_TIMEOUT (the worker's own timer should
+     * have finalized it).
+     */
+    TDA_STEP_TIMEOUT_GRACE_MS: nonNegativeMs(15_000),
+    /** Runs one reconcile pass (timer or /admin/reconcile) looks at; the report says truncated. */
+    TDA_RECONCILE_MAX_RUNS: z.coerce.number().int().min(1).max(10_000).default(1_000),
     /**
      * Run timeout applied when a trigger gives no deadlineSeconds; 0 = runs without a deadline.
      * Not seed 004's 600 s: flow 1 runs two LLM reports one after the other, each allowed up to
