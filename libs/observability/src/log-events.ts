@@ -44,6 +44,10 @@ export const LOG_EVENTS = [
   'run_queued',
   'run_quota_exceeded',
   'admission_failed',
+  // recovery operations (retry, rerun, replay)
+  'run_retried',
+  'subscription_seeked',
+  'snapshot_created',
   // HTTP edge
   'http_request_failed',
   // LLM structured output (seed 002)
