@@ -1,0 +1,99 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FlowRun } from '@tda/contracts';
+import { createMemoryLogger } from '@tda/observability';
+import { ApiClient } from '@tda/service-cli';
+import { emulatorEndpoints, expectEventually } from '@tda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from './local-stack';
+
+const TRIGGER = {
+  flowKey: 'market_charts_v1',
+  scope: { symbol: 'BTC-USDT', timeframes: ['1w'] },
+} as const;
+
+interface QueuedReason {
+  kind: string;
+  position?: number;
+  queueLength?: number;
+}
+
+/**
+ * Queued runs end to end: the real orchestrator and workers on the emulators with
+ * TDA_MAX_RUNNING_RUNS=1. Three runs: one RUNNING, two PENDING at queue positions 1 and 2; they
+ * then run one after another in creation order and all succeed.
+ */
+describe('queued runs end to end (emulators, TDA_MAX_RUNNING_RUNS=1)', () => {
+  let stack: LocalStack;
+  let api: ApiClient;
+  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+  beforeAll(async () => {
+    const logs = createMemoryLogger({ service: 'queued-e2e', level: 'warn' });
+    stack = await startLocalStack({
+      env: {
+        TDA_BACKEND: 'emulators',
+        PORT: '0',
+        TDA_DATA_DIR: mkdtempSync(join(tmpdir(), 'tda-queued-')),
+        TDA_PUBSUB_PREFIX: `q${suffix}`,
+        TDA_RECONCILE_INTERVAL_MS: '0',
+        TDA_MAX_RUNNING_RUNS: '1',
+      },
+      loggerFor: () => logs.logger,
+      // A project of its own: admission counts every RUNNING/PENDING run of the flow_runs
+      // collection, so runs of other test files on the shared emulators must not be in it.
+      emulators: { ...emulatorEndpoints(), projectId: `tda-queued-${suffix}` },
+    });
+    api = new ApiClient({ baseUrl: stack.url, token: stack.token });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('runs three runs one after another in creation order, all SUCCEEDED', async () => {
+    const triggered: FlowRun[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { run, created } = await api.trigger({ ...TRIGGER });
+      expect(created).toBe(true);
+      triggered.push(run);
+    }
+    expect(triggered.map((r) => r.status)).toEqual(['RUNNING', 'PENDING', 'PENDING']);
+
+    const positions = [];
+    for (const run of triggered.slice(1)) {
+      const answer = (await api.blockedOn(run.runId, 'ohlcv_export:1w')) as {
+        reasons: QueuedReason[];
+        summary: string;
+      };
+      positions.push(answer.reasons[0]);
+      expect(answer.summary).toContain('queued (position');
+    }
+    expect(positions).toEqual([
+      expect.objectContaining({ kind: 'queued', position: 1, queueLength: 2 }),
+      expect.objectContaining({ kind: 'queued', position: 2, queueLength: 2 }),
+    ]);
+
+    let maxRunning = 0;
+    const final = await expectEventually(
+      async () => {
+        const current = await Promise.all(triggered.map((r) => api.getRun(r.runId)));
+        maxRunning = Math.max(maxRunning, current.filter((r) => r.status === 'RUNNING').length);
+        expect(current.map((r) => r.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+        return current;
+      },
+      { timeoutMs: 50_000, intervalMs: 100 },
+    );
+    expect(maxRunning).toBe(1);
+    // Each run started only after the one before it finished (the orchestrator's timestamps).
+    for (let i = 1; i < final.length; i++) {
+      const before = final[i - 1];
+      const after = final[i];
+      expect(after?.startedAt).toBeDefined();
+      expect(Date.parse(after?.startedAt ?? '')).toBeGreaterThanOrEqual(
+        Date.parse(before?.finishedAt ?? ''),
+      );
+    }
+  });
+});
