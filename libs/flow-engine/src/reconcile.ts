@@ -32,8 +32,9 @@ export type DriftKind =
   /** The run is past its deadlineAt and not yet FAILED RUN_TIMEOUT. */
   | 'run_deadline'
   /**
-   * The document is behind its own rules: steps whose dependencies SUCCEEDED still PENDING, a run
-   * whose steps are all done but not finished, stale progress (a lost step event or advance).
+   * The document is behind its own rules (a lost step event or advance): steps whose
+   * dependencies SUCCEEDED still PENDING, a run whose steps are all done (or one FAILED) but
+   * that is not finished. Progress counters alone are refreshed without being reported.
    */
   | 'advance_pending'
   /** SUCCEEDED, but its artifact (outputs.gcs_uri) is not in storage (an I/O check; report only). */
@@ -161,9 +162,9 @@ function advanceDrift(run: FlowRun, now: Date): DriftItem[] {
   if (behind.newlySkipped.length > 0) detail['newlySkipped'] = behind.newlySkipped;
   if (behind.newlyCancelled.length > 0) detail['newlyCancelled'] = behind.newlyCancelled;
   if (behind.runError !== undefined) detail['errorCode'] = behind.runError.code;
-  if (behind.runStatus === run.status && Object.keys(detail).length === 1) {
-    detail['reason'] = 'progress_stale';
-  }
+  // Only counters out of date (a claim does not touch run-level progress; the next advance
+  // does): refreshed by the write, but not drift worth reporting.
+  if (behind.runStatus === run.status && Object.keys(detail).length === 1) return [];
   return [{ kind: 'advance_pending', action: 'advance', detail }];
 }
 

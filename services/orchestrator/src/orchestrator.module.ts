@@ -5,6 +5,7 @@ import { createMetrics } from '@tda/observability';
 import { ORCHESTRATOR_SERVICE } from './config';
 import { RunAdvancer } from './dispatch/run-advancer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
+import { AdminReconcileController } from './http/admin-reconcile.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { BearerTokenGuard } from './http/bearer-token.guard';
 import { FlowsController } from './http/flows.controller';
@@ -51,6 +52,7 @@ export class OrchestratorModule {
         OpenApiController,
         MetricsController,
         StepEventsHandler,
+        AdminReconcileController,
       ],
       providers: [
         { provide: ORCHESTRATOR_CONTEXT, useValue: context },

@@ -14,6 +14,7 @@ import { LIST_LIMIT_MAX } from '@tda/flow-store';
 import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
 import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
+import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 
 type Json = Record<string, unknown>;
 
@@ -181,6 +182,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     },
   },
+  ...ADMIN_RECONCILE_SCHEMAS,
 };
 
 /** The OpenAPI 3.1 description served at GET /openapi.json (and rendered at /docs). */
@@ -361,6 +363,7 @@ export function buildOpenApiDocument(): Json {
           responses: { '200': { description: 'This document' } },
         },
       },
+      ...ADMIN_RECONCILE_PATHS,
     },
   };
 }

@@ -4,50 +4,110 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { FlowRun, RunStatus } from '@tda/contracts';
-import { isEmptyPatch, reconcileRun, type ReconcileResult } from '@tda/flow-engine';
+import type { ErrorCode, FlowRun, RunStatus } from '@tda/contracts';
+import {
+  artifactMissingDrift,
+  expectedArtifacts,
+  isEmptyPatch,
+  reconcileRun,
+  type DriftItem,
+  type DriftKind,
+  type ReconcileOptions,
+  type ReconcileResult,
+} from '@tda/flow-engine';
 import { LIST_LIMIT_MAX, updateWithRetry } from '@tda/flow-store';
 import { describeError, logEvent } from '@tda/observability';
 import { RunAdvancer } from '../dispatch/run-advancer.service';
 import { StepDispatcher, type DispatchRequest } from '../dispatch/step-dispatcher.service';
+import { mapError } from '../http/api-exception.filter';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { RunAdmission, type AdmissionPassResult } from '../runs/run-admission.service';
 
+/** dry_run: decide and report, zero writes and zero publishes. apply: decide, write, publish. */
+export type ReconcileMode = 'dry_run' | 'apply';
+
+export interface ReconcilePassOptions {
+  /** Default 'apply' (the timer's pass). */
+  mode?: ReconcileMode;
+  /** Runs to look at in this pass (default and maximum TDA_RECONCILE_MAX_RUNS). */
+  maxRuns?: number;
+  /**
+   * Check that every SUCCEEDED step's artifact exists (one ArtifactStore.exists per step; report
+   * only, never fixed). Default false: the timer's pass skips this I/O.
+   */
+  checkArtifacts?: boolean;
+}
+
+/** What the pass found (and, in apply mode, did) for one run with drift. */
+export interface RunDrift {
+  runId: string;
+  flowKey: string;
+  /** The run's status as read. */
+  status: RunStatus;
+  items: DriftItem[];
+  /** apply only: the result of this pass's single conditional write and its step-ready messages. */
+  applied?: { written: boolean; status: RunStatus; republished: string[] };
+  /** The run could not be reconciled (retried on the next pass); sanitized. */
+  error?: { code: ErrorCode; message: string };
+}
+
 export interface ReconcileReport {
+  mode: ReconcileMode;
   startedAt: string;
   durationMs: number;
-  /** Non-terminal runs looked at. */
+  /** RUNNING runs looked at (+ queued runs the admission pass looked at, apply only). */
   runsScanned: number;
-  /** Runs that got a (single) conditional write. */
+  maxRuns: number;
+  /** More runs were left than maxRuns allowed: run the pass again (or raise the limit). */
+  truncated: boolean;
+  /** Runs that got a (single) conditional write. Always 0 in a dry run. */
   runsWritten: number;
-  /** Step-ready messages published (stale READY, reclaimed and newly READY steps). */
+  /** Step-ready messages published (stale READY, reclaimed and newly READY steps). 0 in a dry run. */
   republished: number;
   reclaimedSteps: number;
+  /** FAILED by LEASE_EXPIRED on the last attempt or by STEP_TIMEOUT. */
   failedSteps: number;
+  /** FAILED by STEP_TIMEOUT (a subset of failedSteps). */
+  timedOutSteps: number;
   cancelledSteps: number;
   /** Runs this pass ended (deadline, failures, everything done, ...). */
   runsFinished: number;
   /** Runs whose reconcile threw (logged; retried on the next pass). */
   errors: number;
+  artifactsChecked: number;
+  artifactsMissing: number;
+  /** ArtifactStore.exists calls that failed (the artifact's state is unknown; logged). */
+  artifactCheckErrors: number;
+  drift: {
+    total: number;
+    byKind: Partial<Record<DriftKind, number>>;
+    /** Only runs with drift (or an error), in the order they were scanned (newest first). */
+    runs: RunDrift[];
+  };
 }
 
 // PENDING runs are queued: only RunAdmission starts (or ends) them, at the end of each pass.
 const ACTIVE_STATUSES: readonly RunStatus[] = ['RUNNING'];
 /** Conflicts in a pass are not worth long retries: the next pass decides again. */
 const RECONCILE_WRITE_ATTEMPTS = 3;
+/** Drift lines named in the reconcile_finished log line (the full list is in the report). */
+const LOGGED_DRIFT_MAX = 20;
 
 /**
- * The reconciler (DESIGN §5.4): a timer locally (Cloud Scheduler calling the same pass in GCP
- * is the production intent). For every PENDING/RUNNING run, one pure reconcileRun decision:
- * expired leases (reclaim / LEASE_EXPIRED / cancelled), the run deadline (RUN_TIMEOUT), the
- * failure policy and new READY steps; at most one conditional write per run per pass; then
- * step-ready for every READY step that has waited longer than TDA_READY_REPUBLISH_AFTER_MS or
- * became READY in this pass. Passes never overlap.
+ * The reconciler (DESIGN §5.4): a timer locally (Cloud Scheduler calling POST /admin/reconcile
+ * in GCP is the production intent). For every RUNNING run, one pure reconcileRun decision: steps
+ * past their deadline (STEP_TIMEOUT), expired leases (reclaim / LEASE_EXPIRED / cancelled), the
+ * run deadline (RUN_TIMEOUT), the failure policy and new READY steps; at most one conditional
+ * write per run per pass; then step-ready for every READY step that has waited longer than
+ * TDA_READY_REPUBLISH_AFTER_MS or became READY in this pass. The same pass as a dry run reports
+ * the drift without writing or publishing anything. Apply passes never overlap.
  */
 @Injectable()
 export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<ReconcileReport> | undefined;
+  /** Apply passes run one after the other (timer, POST /admin/reconcile, tests). */
+  private applying: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
   constructor(
@@ -66,15 +126,26 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     this.stopped = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.running?.catch(() => undefined);
+    await this.applying.catch(() => undefined);
   }
 
-  /** One pass now (or joins the pass in progress). Also what tests and an admin hook call. */
+  /** One apply pass now (or joins the timer's pass in progress). What the timer and tests call. */
   reconcileOnce(): Promise<ReconcileReport> {
-    this.running ??= this.pass().finally(() => {
+    this.running ??= this.run({ mode: 'apply' }).finally(() => {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /**
+   * One pass with explicit options (GET / POST /admin/reconcile). A dry run starts at once (it
+   * writes nothing); an apply pass waits for the one in progress, then runs on its own.
+   */
+  run(options: ReconcilePassOptions = {}): Promise<ReconcileReport> {
+    if (options.mode === 'dry_run') return this.pass(options);
+    const next = this.applying.catch(() => undefined).then(() => this.pass(options));
+    this.applying = next;
+    return next;
   }
 
   private schedule(): void {
@@ -97,57 +168,74 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     this.timer.unref();
   }
 
-  private async pass(): Promise<ReconcileReport> {
+  private async pass(options: ReconcilePassOptions): Promise<ReconcileReport> {
+    const mode = options.mode ?? 'apply';
+    const maxRuns = Math.min(
+      options.maxRuns ?? this.context.config.TDA_RECONCILE_MAX_RUNS,
+      this.context.config.TDA_RECONCILE_MAX_RUNS,
+    );
     const started = this.context.clock();
     const report: ReconcileReport = {
+      mode,
       startedAt: started.toISOString(),
       durationMs: 0,
       runsScanned: 0,
+      maxRuns,
+      truncated: false,
       runsWritten: 0,
       republished: 0,
       reclaimedSteps: 0,
       failedSteps: 0,
+      timedOutSteps: 0,
       cancelledSteps: 0,
       runsFinished: 0,
       errors: 0,
+      artifactsChecked: 0,
+      artifactsMissing: 0,
+      artifactCheckErrors: 0,
+      drift: { total: 0, byKind: {}, runs: [] },
     };
     const visited = new Set<string>();
-    for (const status of ACTIVE_STATUSES) {
+    scan: for (const status of ACTIVE_STATUSES) {
       let cursor: string | undefined;
       do {
-        if (this.stopped) break;
+        if (this.stopped) break scan;
         const page = await this.context.store.list({
           status,
           limit: LIST_LIMIT_MAX,
           ...(cursor === undefined ? {} : { cursor }),
         });
         for (const run of page.runs) {
-          // A run advanced PENDING -> RUNNING earlier in this pass shows up again: once is enough.
           if (visited.has(run.runId) || this.stopped) continue;
+          if (visited.size >= maxRuns) {
+            report.truncated = true;
+            break scan;
+          }
           visited.add(run.runId);
           report.runsScanned += 1;
-          try {
-            await this.reconcileOne(run, report);
-          } catch (error) {
-            report.errors += 1;
-            logEvent(
-              this.context.logger,
-              'warn',
-              'reconcile_failed',
-              { runId: run.runId, error: describeError(error) },
-              'reconcile of a run failed; retried on the next pass',
-            );
+          const drift = await this.reconcileOne(run, report, mode);
+          if (options.checkArtifacts === true && drift.error === undefined) {
+            await this.checkArtifacts(drift.checked, drift.entry, report);
+          }
+          if (drift.entry.items.length > 0 || drift.entry.error !== undefined) {
+            report.drift.runs.push(drift.entry);
           }
         }
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
     }
-    if (!this.stopped)
+    for (const entry of report.drift.runs) {
+      for (const item of entry.items) {
+        report.drift.total += 1;
+        report.drift.byKind[item.kind] = (report.drift.byKind[item.kind] ?? 0) + 1;
+      }
+    }
+    // Starting queued runs writes: never in a dry run.
+    if (mode === 'apply' && !this.stopped) {
       this.addAdmission(report, await this.admission.admitQueuedSafely('reconcile'));
+    }
     report.durationMs = Math.max(0, this.context.clock().getTime() - started.getTime());
-    const eventful = report.runsWritten + report.republished + report.errors > 0;
-    // A quiet pass every 30 s is noise at info level.
-    logEvent(this.context.logger, eventful ? 'info' : 'debug', 'reconcile_finished', { ...report });
+    this.logFinished(report);
     return report;
   }
 
@@ -160,40 +248,152 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     report.errors += admission.errors;
   }
 
-  private async reconcileOne(listed: FlowRun, report: ReconcileReport): Promise<void> {
-    const options = {
-      maxAttempts: this.context.config.TDA_MAX_STEP_ATTEMPTS,
-      republishReadyAfterMs: this.context.config.TDA_READY_REPUBLISH_AFTER_MS,
+  private options(): ReconcileOptions {
+    const { config } = this.context;
+    return {
+      now: this.context.clock(),
+      republishReadyAfterMs: config.TDA_READY_REPUBLISH_AFTER_MS,
+      stepTimeoutGraceMs: config.TDA_STEP_TIMEOUT_GRACE_MS,
+      ...(config.TDA_MAX_STEP_ATTEMPTS === undefined
+        ? {}
+        : { maxAttempts: config.TDA_MAX_STEP_ATTEMPTS }),
     };
+  }
+
+  /**
+   * The run's drift and, in apply mode, its fix: read → reconcileRun → one conditional write
+   * (re-read and re-decided on a conflict) → step-ready messages. Returns the run the artifact
+   * check should look at (after the write). Never throws: a failure is the entry's error.
+   */
+  private async reconcileOne(
+    listed: FlowRun,
+    report: ReconcileReport,
+    mode: ReconcileMode,
+  ): Promise<{ entry: RunDrift; checked: FlowRun; error?: unknown }> {
+    const entry: RunDrift = {
+      runId: listed.runId,
+      flowKey: listed.flowKey,
+      status: listed.status,
+      items: [],
+    };
+    try {
+      if (mode === 'dry_run') {
+        entry.items = reconcileRun(listed, this.options()).drift;
+        return { entry, checked: listed };
+      }
+      return { entry, checked: await this.applyOne(listed, entry, report) };
+    } catch (error) {
+      report.errors += 1;
+      const mapped = mapError(error);
+      entry.error = { code: mapped.code, message: mapped.message };
+      logEvent(
+        this.context.logger,
+        'warn',
+        'reconcile_failed',
+        { runId: listed.runId, error: describeError(error) },
+        'reconcile of a run failed; retried on the next pass',
+      );
+      return { entry, checked: listed, error };
+    }
+  }
+
+  private async applyOne(
+    listed: FlowRun,
+    entry: RunDrift,
+    report: ReconcileReport,
+  ): Promise<FlowRun> {
     const outcome = await updateWithRetry<{ decision: ReconcileResult; read: FlowRun }>(
       this.context.store,
       listed.runId,
       (run) => {
-        const decision = reconcileRun(run, { ...options, now: this.context.clock() });
+        const decision = reconcileRun(run, this.options());
         return isEmptyPatch(decision.patch)
           ? { kind: 'noop', reason: 'nothing_to_write', result: { decision, read: run } }
           : { kind: 'write', patch: decision.patch, result: { decision, read: run } };
       },
       { random: this.context.random, maxAttempts: RECONCILE_WRITE_ATTEMPTS },
     );
-    if (outcome.kind === 'not_found') return;
-    const { decision } = outcome.result;
-    const run = outcome.kind === 'written' ? outcome.run : outcome.result.read;
+    if (outcome.kind === 'not_found') return listed;
+    const { decision, read } = outcome.result;
+    const run = outcome.kind === 'written' ? outcome.run : read;
+    entry.status = read.status;
+    entry.items = decision.drift;
+    entry.applied = { written: outcome.kind === 'written', status: run.status, republished: [] };
     if (outcome.kind === 'written') {
       report.runsWritten += 1;
       report.reclaimedSteps += decision.reclaimed.length;
       report.failedSteps += decision.failed.length;
+      report.timedOutSteps += decision.timedOut.length;
       report.cancelledSteps += decision.cancelled.length;
       if (decision.advance.termination !== undefined) report.runsFinished += 1;
       this.advancer.logAdvanced(run, decision.advance, 'reconcile');
     }
-    if (decision.republish.length === 0) return;
+    if (decision.republish.length === 0) return run;
     const fresh = new Set(decision.advance.newlyReady);
     const requests: DispatchRequest[] = decision.republish.map((stepId) => ({
       stepId,
       reason: fresh.has(stepId) ? 'advance' : 'reconcile',
     }));
     const dispatched = await this.dispatcher.dispatch(run, requests);
+    entry.applied.republished = dispatched.map((d) => d.stepId);
     report.republished += dispatched.length;
+    return run;
+  }
+
+  /**
+   * SUCCEEDED steps whose artifact is missing (DESIGN §5.4 "SUCCEEDED without readable artifact
+   * → report"). Report only: re-running a step that others already consumed is an operator's
+   * decision (retry / rerun), never automatic.
+   */
+  private async checkArtifacts(
+    run: FlowRun,
+    entry: RunDrift,
+    report: ReconcileReport,
+  ): Promise<void> {
+    const expected = expectedArtifacts(run);
+    const checks = await Promise.all(
+      expected.map(async (expectation) => {
+        if (expectation.uri === undefined) return artifactMissingDrift(expectation, 'no_uri');
+        report.artifactsChecked += 1;
+        try {
+          const exists = await this.context.artifacts.exists(expectation.uri);
+          return exists ? undefined : artifactMissingDrift(expectation, 'not_found');
+        } catch (error) {
+          report.artifactCheckErrors += 1;
+          logEvent(
+            this.context.logger,
+            'warn',
+            'reconcile_failed',
+            { runId: run.runId, stepId: expectation.stepId, error: describeError(error) },
+            'artifact existence check failed',
+          );
+          return undefined;
+        }
+      }),
+    );
+    for (const item of checks) {
+      if (item === undefined) continue;
+      report.artifactsMissing += 1;
+      entry.items.push(item);
+    }
+  }
+
+  private logFinished(report: ReconcileReport): void {
+    const { drift, ...counts } = report;
+    const eventful =
+      report.mode === 'dry_run' ||
+      report.runsWritten + report.republished + report.errors + drift.total > 0;
+    const lines = drift.runs
+      .flatMap((run) =>
+        run.items.map((item) => `${run.runId} ${item.stepId ?? '-'} ${item.kind} ${item.action}`),
+      )
+      .slice(0, LOGGED_DRIFT_MAX);
+    // A quiet pass every 30 s is noise at info level.
+    logEvent(this.context.logger, eventful ? 'info' : 'debug', 'reconcile_finished', {
+      ...counts,
+      driftTotal: drift.total,
+      driftByKind: drift.byKind,
+      ...(lines.length === 0 ? {} : { drift: lines }),
+    });
   }
 }

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   collectStepReady,
   ManualClock,
+  simulateWorker,
   startTestOrchestrator,
   type TestOrchestrator,
 } from '../testing/orchestrator.harness';
@@ -165,6 +166,45 @@ describe('reconciler', () => {
     });
     expect(failed?.status).toBe('FAILED');
     await consumer.close();
+  });
+
+  it('without TDA_MAX_STEP_ATTEMPTS it honours the maxAttempts the claim recorded (the worker policy)', async () => {
+    const o = await startTestOrchestrator();
+    orc = o;
+    const run = await trigger(o);
+    const claim = async (maxAttempts: number): Promise<void> => {
+      const outcome = await updateWithRetry(o.store, run.runId, (r) => {
+        const decision = decideClaim(r, 'ohlcv_export:1M', {
+          now: o.clock.now(),
+          owner: 'worker-a',
+          leaseMs: 30_000,
+          maxAttempts,
+        });
+        return decision.kind === 'claim'
+          ? { kind: 'write', patch: decision.patch, result: null }
+          : { kind: 'noop', reason: decision.kind, result: null };
+      });
+      expect(outcome.kind).toBe('written');
+    };
+    await claim(1);
+    o.clock.advance(31_000);
+    expect(await o.reconciler.reconcileOnce()).toMatchObject({ failedSteps: 1, reclaimedSteps: 0 });
+    expect((await o.store.get(run.runId))?.run.steps['ohlcv_export:1M']).toMatchObject({
+      status: 'FAILED',
+      error: { code: 'LEASE_EXPIRED', details: { attempt: 1, maxAttempts: 1 } },
+    });
+  });
+
+  it('the timer pass does not check artifacts; an admin pass does', async () => {
+    orc = await startTestOrchestrator();
+    const run = await trigger(orc);
+    await simulateWorker(orc.store, run.runId, 'ohlcv_export:1M', orc.clock.now);
+    expect(await orc.reconciler.reconcileOnce()).toMatchObject({ artifactsChecked: 0 });
+    expect(await orc.reconciler.run({ mode: 'dry_run', checkArtifacts: true })).toMatchObject({
+      artifactsChecked: 1,
+      artifactsMissing: 1,
+      runsWritten: 0,
+    });
   });
 
   it('writes each run at most once per pass and keeps going when one run fails', async () => {
