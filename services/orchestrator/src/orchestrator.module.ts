@@ -6,6 +6,7 @@ import { ORCHESTRATOR_SERVICE } from './config';
 import { RunAdvancer } from './dispatch/run-advancer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
 import { AdminReconcileController } from './http/admin-reconcile.controller';
+import { AdminReplayController } from './http/admin-replay.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { BearerTokenGuard } from './http/bearer-token.guard';
 import { FlowsController } from './http/flows.controller';
@@ -13,12 +14,15 @@ import { HealthController } from './http/health.controller';
 import { MetricsController } from './http/metrics.controller';
 import { OpenApiController } from './http/openapi.controller';
 import { RunsController } from './http/runs.controller';
+import { RunsRecoveryController } from './http/runs-recovery.controller';
 import {
   ORCHESTRATOR_CONTEXT,
   type OrchestratorContext,
   type OrchestratorModuleOptions,
 } from './orchestrator.options';
 import { Reconciler } from './reconcile/reconciler.service';
+import { ReplayService } from './recovery/replay.service';
+import { RunRecoveryService } from './recovery/run-recovery.service';
 import { RunAdmission } from './runs/run-admission.service';
 import { RunsService } from './runs/runs.service';
 import { StepArtifactService } from './runs/step-artifact.service';
@@ -53,6 +57,8 @@ export class OrchestratorModule {
         MetricsController,
         StepEventsHandler,
         AdminReconcileController,
+        RunsRecoveryController,
+        AdminReplayController,
       ],
       providers: [
         { provide: ORCHESTRATOR_CONTEXT, useValue: context },
@@ -62,6 +68,8 @@ export class OrchestratorModule {
         RunsService,
         StepArtifactService,
         Reconciler,
+        RunRecoveryService,
+        ReplayService,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

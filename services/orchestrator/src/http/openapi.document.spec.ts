@@ -42,7 +42,8 @@ describe('OpenAPI document', () => {
   it('documents every route and only references defined schemas', () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/admin/reconcile',
+      '/admin/replay',
+      '/admin/snapshots',
       '/flows',
       '/healthz',
       '/metrics',
@@ -50,8 +51,11 @@ describe('OpenAPI document', () => {
       '/runs',
       '/runs/{runId}',
       '/runs/{runId}/cancel',
+      '/runs/{runId}/rerun',
+      '/runs/{runId}/retry',
       '/runs/{runId}/steps/{stepId}/artifact',
       '/runs/{runId}/steps/{stepId}/blocked-on',
+      '/runs/{runId}/steps/{stepId}/retry',
     ]);
     const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map(
       (m) => m[1],

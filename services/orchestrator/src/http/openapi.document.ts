@@ -14,7 +14,7 @@ import { LIST_LIMIT_MAX } from '@tda/flow-store';
 import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
 import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
-import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
+import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 
 type Json = Record<string, unknown>;
 
@@ -182,7 +182,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     },
   },
-  ...ADMIN_RECONCILE_SCHEMAS,
+  ...RECOVERY_OPENAPI_SCHEMAS,
 };
 
 /** The OpenAPI 3.1 description served at GET /openapi.json (and rendered at /docs). */
@@ -363,7 +363,7 @@ export function buildOpenApiDocument(): Json {
           responses: { '200': { description: 'This document' } },
         },
       },
-      ...ADMIN_RECONCILE_PATHS,
+      ...RECOVERY_OPENAPI_PATHS,
     },
   };
 }

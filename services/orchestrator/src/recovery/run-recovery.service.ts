@@ -1,0 +1,255 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FlowRun } from '@tda/contracts';
+import {
+  buildRerun,
+  decideRetry,
+  failedStepIds,
+  generateRunId,
+  InvalidRequestError,
+  isStorageSafeStepId,
+  isTerminalRunStatus,
+  isValidRunId,
+  StepNotFoundError,
+  type RetryDecision,
+} from '@tda/flow-engine';
+import { RunNotFoundError, updateWithRetry } from '@tda/flow-store';
+import { describeError, logEvent } from '@tda/observability';
+import { RunAdvancer } from '../dispatch/run-advancer.service';
+import { StepDispatcher } from '../dispatch/step-dispatcher.service';
+import { RunConflictError } from '../orchestrator.errors';
+import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { RunAdmission } from '../runs/run-admission.service';
+
+const RERUN_BODY_KEYS = new Set(['fromStepId']);
+
+function assertRunId(runId: string): void {
+  const shown = runId.slice(0, 200);
+  if (!isValidRunId(runId)) {
+    throw new InvalidRequestError(`'${shown}' is not a runId`, {
+      parameter: 'runId',
+      example: '20260115-100000_BTC-USDT_abc12',
+    });
+  }
+}
+
+function assertStepId(stepId: unknown, field: string): asserts stepId is string {
+  if (!isStorageSafeStepId(stepId)) {
+    throw new InvalidRequestError(`${field} must be a stepId`, {
+      [field.includes('.') ? 'field' : 'parameter']: field,
+      ...(typeof stepId === 'string' ? { value: stepId.slice(0, 200) } : {}),
+    });
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What one retry request resolved to (the run as written or as read). */
+interface RetryResult {
+  run: FlowRun;
+  decision: RetryDecision | { kind: 'no_failed_steps' };
+}
+
+/**
+ * Recovery operations on runs (README "Admin and recovery operations"): retry FAILED steps of a
+ * FAILED run in place, and rerun a run from a step into a NEW run that reuses the upstream
+ * artifacts. Both are read → pure decision (@tda/flow-engine decideRetry / buildRerun) →
+ * conditional write, then step-ready for the newly READY steps through the usual dispatcher.
+ */
+@Injectable()
+export class RunRecoveryService {
+  constructor(
+    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+    private readonly advancer: RunAdvancer,
+    private readonly dispatcher: StepDispatcher,
+    private readonly admission: RunAdmission,
+  ) {}
+
+  /**
+   * POST /runs/{runId}/steps/{stepId}/retry (stepIds = [stepId]) and POST /runs/{runId}/retry
+   * (every FAILED step). One conditional write re-opens the steps and restarts the run; a
+   * concurrent second request re-reads, finds the step already re-opened and returns the run
+   * (idempotent). 404 unknown run/step; 409 a cancelled run, a step that is not FAILED, a run
+   * that has not failed, other FAILED steps left out.
+   */
+  async retry(runId: string, stepId?: string): Promise<FlowRun> {
+    assertRunId(runId);
+    if (stepId !== undefined) assertStepId(stepId, 'stepId');
+    const outcome = await updateWithRetry<RetryResult>(
+      this.context.store,
+      runId,
+      (run) => {
+        const stepIds = stepId === undefined ? failedStepIds(run) : [stepId];
+        if (stepIds.length === 0) {
+          return {
+            kind: 'noop',
+            reason: 'no_failed_steps',
+            result: { run, decision: { kind: 'no_failed_steps' } },
+          };
+        }
+        const decision = decideRetry(run, stepIds, { now: this.context.clock() });
+        return decision.kind === 'retry'
+          ? { kind: 'write', patch: decision.patch, result: { run, decision } }
+          : { kind: 'noop', reason: decision.kind, result: { run, decision } };
+      },
+      { random: this.context.random },
+    );
+    if (outcome.kind === 'not_found') throw new RunNotFoundError(runId);
+    const { decision } = outcome.result;
+    if (outcome.kind === 'written' && decision.kind === 'retry') {
+      const run = outcome.run;
+      logEvent(this.context.logger, 'info', 'run_retried', {
+        runId,
+        retried: decision.retried,
+        reopened: decision.reopened,
+        newlyReady: decision.advance.newlyReady,
+      });
+      this.advancer.logAdvanced(run, decision.advance, 'retry');
+      await this.dispatchSafely(run, decision.advance.newlyReady);
+      return run;
+    }
+    const run = outcome.result.run;
+    switch (decision.kind) {
+      case 'already_retried':
+        return run;
+      case 'no_failed_steps':
+        // The whole-run retry of a run an earlier retry already restarted: idempotent too.
+        if (!isTerminalRunStatus(run.status) && Array.isArray(run['retryHistory'])) return run;
+        throw new RunConflictError(`run '${runId}' has no FAILED step to retry`, {
+          runId,
+          status: run.status,
+          reason: 'no_failed_steps',
+        });
+      case 'not_found': {
+        const [missing = stepId ?? ''] = decision.stepIds;
+        throw new StepNotFoundError(runId, missing);
+      }
+      case 'conflict':
+        throw new RunConflictError(decision.message, {
+          runId,
+          ...(stepId === undefined ? {} : { stepId }),
+          status: run.status,
+          reason: decision.conflict.kind,
+          ...conflictDetails(decision.conflict),
+        });
+      case 'retry':
+        // A write decision always comes back written (or throws): unreachable.
+        return run;
+    }
+  }
+
+  /**
+   * POST /runs/{runId}/rerun {fromStepId}: a new run (201) of the same flow, scope and owner,
+   * with fromStepId and its downstream PENDING and every other step SUCCEEDED with the source's
+   * outputs (reusedFrom); created and admitted like a trigger (quota 429, queued while the
+   * running limits are reached). Its deadline window is the source's (deadlineAt - createdAt),
+   * else the configured default.
+   */
+  async rerun(runId: string, body: unknown): Promise<FlowRun> {
+    assertRunId(runId);
+    if (!isRecord(body)) {
+      throw new InvalidRequestError('body must be an object {fromStepId}', { field: 'body' });
+    }
+    const unknown = Object.keys(body).filter((key) => !RERUN_BODY_KEYS.has(key));
+    if (unknown.length > 0) {
+      throw new InvalidRequestError(`unknown body fields: ${unknown.join(', ')}`, {
+        unknownFields: unknown,
+        allowed: [...RERUN_BODY_KEYS],
+      });
+    }
+    const fromStepId = body['fromStepId'];
+    assertStepId(fromStepId, 'fromStepId');
+    const found = await this.context.store.get(runId);
+    if (found === null) throw new RunNotFoundError(runId);
+    const source = found.run;
+    const now = this.context.clock();
+    const decision = buildRerun(source, {
+      fromStepId,
+      runId: generateRunId({
+        createdAt: now,
+        symbol: source.scope.symbol,
+        random: this.context.random,
+      }),
+      now,
+      ...this.deadlineOf(source),
+    });
+    if (decision.kind === 'step_not_found') throw new StepNotFoundError(runId, fromStepId);
+    if (decision.kind === 'conflict') {
+      throw new RunConflictError(decision.message, {
+        runId,
+        fromStepId,
+        reason: 'upstream_not_succeeded',
+        steps: decision.steps,
+      });
+    }
+    const { run } = decision;
+    // Like a trigger: the owner's active-runs quota (429), create-only, then an admission pass
+    // starts it when the running limits allow (otherwise it waits PENDING in the queue).
+    await this.admission.createWithinQuota(run.ownerId, async () => {
+      await this.context.store.create(run);
+    });
+    logEvent(this.context.logger, 'info', 'run_created', {
+      runId: run.runId,
+      flowKey: run.flowKey,
+      ownerId: run.ownerId,
+      steps: Object.keys(run.steps).length,
+      rerunOf: { runId, fromStepId },
+      reused: decision.reused,
+      rerun: decision.rerun,
+      ...(run.deadlineAt === undefined ? {} : { deadlineAt: run.deadlineAt }),
+    });
+    // The run exists: a failed pass is logged by admitQueuedSafely and retried by the next one.
+    const pass = await this.admission.admitQueuedSafely('trigger');
+    return (
+      pass.written.find((r) => r.runId === run.runId) ??
+      (await this.context.store.get(run.runId).catch(() => null))?.run ??
+      run
+    );
+  }
+
+  private deadlineOf(source: FlowRun): { deadlineMs?: number } {
+    const deadline = Date.parse(source.deadlineAt ?? '');
+    const created = Date.parse(source.createdAt);
+    if (!Number.isNaN(deadline) && !Number.isNaN(created) && deadline > created) {
+      return { deadlineMs: deadline - created };
+    }
+    const seconds = this.context.config.TDA_DEFAULT_RUN_DEADLINE_SECONDS;
+    return seconds > 0 ? { deadlineMs: seconds * 1000 } : {};
+  }
+
+  /** The write is durable: a failed publish is left to the reconciler's READY republish. */
+  private async dispatchSafely(run: FlowRun, stepIds: readonly string[]): Promise<void> {
+    if (stepIds.length === 0) return;
+    try {
+      await this.dispatcher.dispatch(
+        run,
+        stepIds.map((stepId) => ({ stepId, reason: 'retry' as const })),
+      );
+    } catch (error) {
+      logEvent(
+        this.context.logger,
+        'warn',
+        'dispatch_failed',
+        { runId: run.runId, error: describeError(error) },
+        'step-ready publish after a retry failed; the reconciler will republish',
+      );
+    }
+  }
+}
+
+function conflictDetails(
+  conflict: Extract<RetryDecision, { kind: 'conflict' }>['conflict'],
+): Record<string, unknown> {
+  switch (conflict.kind) {
+    case 'step_not_failed':
+      return { stepStatus: conflict.status, failedStepIds: conflict.failedStepIds };
+    case 'other_failed_steps':
+      return { failedStepIds: conflict.stepIds };
+    case 'would_fail_again':
+      return conflict.runError === undefined ? {} : { errorCode: conflict.runError.code };
+    case 'run_cancelled':
+    case 'run_not_failed':
+      return {};
+  }
+}
