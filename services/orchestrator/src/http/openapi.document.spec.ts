@@ -42,6 +42,7 @@ describe('OpenAPI document', () => {
   it('documents every route and only references defined schemas', () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/admin/reconcile',
       '/admin/replay',
       '/admin/snapshots',
       '/flows',

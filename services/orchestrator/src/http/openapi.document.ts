@@ -15,6 +15,7 @@ import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
 import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
+import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 
 type Json = Record<string, unknown>;
 
@@ -182,6 +183,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     },
   },
+  ...ADMIN_RECONCILE_SCHEMAS,
   ...RECOVERY_OPENAPI_SCHEMAS,
 };
 
@@ -363,6 +365,7 @@ export function buildOpenApiDocument(): Json {
           responses: { '200': { description: 'This document' } },
         },
       },
+      ...ADMIN_RECONCILE_PATHS,
       ...RECOVERY_OPENAPI_PATHS,
     },
   };
