@@ -32,6 +32,28 @@ export interface TriggerResult {
   created: boolean;
 }
 
+export interface ReplayRequest {
+  subscription: string;
+  time?: string;
+  snapshot?: string;
+  dryRun?: boolean;
+}
+
+/** The parts of POST /admin/replay's answer the CLI prints (see the OpenAPI ReplayResponse). */
+export interface ReplayAnswer {
+  subscription: string;
+  kind: 'step_ready' | 'step_events';
+  dryRun: boolean;
+  seeked: boolean;
+  since: string;
+  note: string;
+  scannedRuns: number;
+  truncated: boolean;
+  counts: Record<string, number>;
+  steps?: { runId: string; stepId: string; summary: string }[];
+  runs?: { runId: string; summary: string; events: unknown[] }[];
+}
+
 export interface ApiClientOptions {
   baseUrl: string;
   token: string;
@@ -85,6 +107,30 @@ export class ApiClient {
   async stepArtifact(runId: string, stepId: string): Promise<unknown> {
     const path = `/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(stepId)}/artifact`;
     return (await this.request('GET', path)).body;
+  }
+
+  /** POST /runs/{runId}/steps/{stepId}/retry, or /runs/{runId}/retry (every FAILED step). */
+  async retry(runId: string, stepId?: string): Promise<FlowRun> {
+    const run = `/runs/${encodeURIComponent(runId)}`;
+    const path =
+      stepId === undefined ? `${run}/retry` : `${run}/steps/${encodeURIComponent(stepId)}/retry`;
+    return (await this.request('POST', path)).body as FlowRun;
+  }
+
+  /** POST /runs/{runId}/rerun: the NEW run. */
+  async rerun(runId: string, fromStepId: string): Promise<FlowRun> {
+    const path = `/runs/${encodeURIComponent(runId)}/rerun`;
+    return (await this.request('POST', path, { fromStepId })).body as FlowRun;
+  }
+
+  /** POST /admin/replay: the preview (and, unless dryRun, the subscription is sought). */
+  async replay(request: ReplayRequest): Promise<ReplayAnswer> {
+    return (await this.request('POST', '/admin/replay', request)).body as ReplayAnswer;
+  }
+
+  /** POST /admin/snapshots. */
+  async createSnapshot(subscription: string, name: string): Promise<unknown> {
+    return (await this.request('POST', '/admin/snapshots', { subscription, name })).body;
   }
 
   async flows(): Promise<unknown> {

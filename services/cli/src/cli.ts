@@ -1,9 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import type { EnvSource } from '@tda/config';
-import type { TriggerRequest } from '@tda/contracts';
+import type { FlowRun, TriggerRequest } from '@tda/contracts';
 import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
-import { ApiClient, ApiError } from './api-client';
+import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, type ApiTarget } from './cli-config';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
@@ -43,7 +43,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
   };
   const program = new Command('tda')
     .description(
-      'TDA flow runs: trigger, watch, inspect, cancel, read reports; seed the LLM registry',
+      'TDA flow runs: trigger, watch, inspect, cancel, retry, rerun, replay, read reports; seed the LLM registry',
     )
     .exitOverride()
     .configureOutput({
@@ -162,6 +162,84 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     });
 
   program
+    .command('retry')
+    .description(
+      'retry a FAILED step of a FAILED run (every FAILED step without <stepId>); the steps its failure cancelled are re-opened',
+    )
+    .argument('<runId>')
+    .argument('[stepId]')
+    .option('-w, --watch', 'follow the run until it finishes')
+    .option('--json', 'print the run document as JSON')
+    .action(async (runId: string, stepId: string | undefined, opts: RecoveryOptions) => {
+      const api = client();
+      const run = await api.retry(runId, stepId);
+      await afterRecovery(
+        api,
+        run,
+        `${run.runId} ${run.status} (retried ${stepId ?? 'every FAILED step'})`,
+        opts,
+      );
+    });
+
+  program
+    .command('rerun')
+    .description(
+      'a NEW run from a step: the step and its downstream run again, every other step is reused from the source run',
+    )
+    .argument('<runId>')
+    .requiredOption('--from <stepId>', 'the first step to execute again')
+    .option('-w, --watch', 'follow the new run until it finishes')
+    .option('--json', 'print the new run document as JSON')
+    .action(async (runId: string, opts: RecoveryOptions & { from: string }) => {
+      const api = client();
+      const run = await api.rerun(runId, opts.from);
+      await afterRecovery(
+        api,
+        run,
+        `created ${run.runId} (rerun of ${runId} from ${opts.from})`,
+        opts,
+      );
+    });
+
+  program
+    .command('replay')
+    .description(
+      'seek a step-ready or the step-events subscription to a time or a snapshot (Pub/Sub redelivers); --dry-run lists what would happen',
+    )
+    .argument('<subscription>', 'e.g. tda-step-ready-llm-report-sub or tda-step-events-sub')
+    .option('--time <rfc3339>', 'replay messages published at or after this time')
+    .option('--snapshot <name>', 'replay to a snapshot (tda snapshot)')
+    .option('--dry-run', 'seek nothing; list the steps that would receive messages')
+    .option('--json', 'print the answer as JSON')
+    .action(
+      async (
+        subscription: string,
+        opts: { time?: string; snapshot?: string; dryRun?: boolean; json?: boolean },
+      ) => {
+        const answer = await client().replay({
+          subscription,
+          ...(opts.time === undefined ? {} : { time: opts.time }),
+          ...(opts.snapshot === undefined ? {} : { snapshot: opts.snapshot }),
+          dryRun: opts.dryRun === true,
+        });
+        if (opts.json === true) {
+          print(io, JSON.stringify(answer, null, 2));
+          return;
+        }
+        print(io, renderReplay(answer));
+      },
+    );
+
+  program
+    .command('snapshot')
+    .description("snapshot a subscription's ack state now (for tda replay --snapshot)")
+    .argument('<subscription>')
+    .argument('<name>')
+    .action(async (subscription: string, name: string) => {
+      print(io, JSON.stringify(await client().createSnapshot(subscription, name), null, 2));
+    });
+
+  program
     .command('blocked-on')
     .description('why a step is not running')
     .argument('<runId>')
@@ -239,6 +317,26 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
       }
     });
 
+  async function afterRecovery(
+    api: ApiClient,
+    run: FlowRun,
+    line: string,
+    opts: RecoveryOptions,
+  ): Promise<void> {
+    if (opts.json === true && opts.watch !== true) {
+      print(io, JSON.stringify(run, null, 2));
+      return;
+    }
+    print(io, line);
+    if (opts.watch !== true) return;
+    const final = await watchRun(api, run.runId, {
+      out: io.stdout,
+      ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
+    });
+    printArtifacts(io, final);
+    if (final.status !== 'SUCCEEDED') outcome.exitCode = 1;
+  }
+
   program
     .command('flows')
     .description('list the flows that can be triggered')
@@ -247,6 +345,29 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     });
 
   return program;
+}
+
+interface RecoveryOptions {
+  watch?: boolean;
+  json?: boolean;
+}
+
+/** One header line (what was done, counts), then one line per step / run with its decision. */
+export function renderReplay(answer: ReplayAnswer): string {
+  const counts = Object.entries(answer.counts)
+    .map(([decision, n]) => `${decision} ${n}`)
+    .join(', ');
+  const lines = [
+    `${answer.dryRun ? 'dry run' : answer.seeked ? 'sought' : 'not sought'}: ${answer.subscription} (messages since ${answer.since}); ${counts === '' ? 'nothing would be redelivered' : counts}`,
+  ];
+  for (const step of answer.steps ?? [])
+    lines.push(`  ${step.runId}  ${step.stepId}  ${step.summary}`);
+  for (const run of answer.runs ?? []) {
+    lines.push(`  ${run.runId}  ${run.events.length} event(s)  ${run.summary}`);
+  }
+  if (answer.truncated) lines.push(`  (only the newest ${answer.scannedRuns} runs were looked at)`);
+  lines.push(`note: ${answer.note}`);
+  return lines.join('\n');
 }
 
 function printArtifacts(io: CliIo, run: Parameters<typeof artifactUris>[0]): void {
