@@ -1,17 +1,17 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FlowRun } from '@tda/contracts';
+import type { FlowRun, TriggerRequest } from '@tda/contracts';
 import { createMemoryLogger } from '@tda/observability';
 import { ApiClient } from '@tda/service-cli';
 import { emulatorEndpoints, expectEventually } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from './local-stack';
 
-const TRIGGER = {
+const TRIGGER: TriggerRequest = {
   flowKey: 'market_charts_v1',
   scope: { symbol: 'BTC-USDT', timeframes: ['1w'] },
-} as const;
+};
 
 interface QueuedReason {
   kind: string;
