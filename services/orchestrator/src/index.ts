@@ -4,7 +4,13 @@ export * from './orchestrator.errors';
 export * from './orchestrator.module';
 export * from './orchestrator.app';
 export { RunsService, type TriggerResult } from './runs/runs.service';
-export { Reconciler, type ReconcileReport } from './reconcile/reconciler.service';
+export {
+  Reconciler,
+  type ReconcileMode,
+  type ReconcilePassOptions,
+  type ReconcileReport,
+  type RunDrift,
+} from './reconcile/reconciler.service';
 export { RunAdvancer } from './dispatch/run-advancer.service';
 export { StepDispatcher } from './dispatch/step-dispatcher.service';
 export { StepEventsHandler } from './step-events/step-events.handler';
