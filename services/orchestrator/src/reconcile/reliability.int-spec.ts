@@ -377,6 +377,51 @@ describe('reliability on the emulators: leases, timeouts, cancel, admin reconcil
     expect((await getRun(runId)).status).toBe('CANCELLED');
   });
 
+  it('a worker whose lease is taken over stops at once and writes nothing more (lease_lost)', async () => {
+    behaviours.set('DOT-USDT', 'hang');
+    const res = await orc.request('POST', '/runs', {
+      body: { flowKey: FLOW, scope: { symbol: 'DOT-USDT' } },
+    });
+    expect(res.status).toBe(201);
+    const { runId } = res.body as FlowRun;
+    await expectEventually(
+      async () => expect((await getRun(runId)).steps[OHLCV_1M]?.status).toBe('RUNNING'),
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    // another owner holds the step now (as after a reclaim and a new claim elsewhere)
+    const thief = {
+      owner: 'worker/other-host/1/z',
+      expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    };
+    const current = await store.get(runId);
+    if (current === null) throw new Error('run vanished');
+    await store.update(runId, { [`steps.${OHLCV_1M}.lease`]: thief }, current.version);
+    await expectEventually(
+      () =>
+        expect(
+          workerLogs
+            .withEvent('lease_lost')
+            .filter((r) => r['runId'] === runId && r['stepId'] === OHLCV_1M),
+        ).toHaveLength(1),
+      { timeoutMs: 20_000 },
+    );
+    const execution = executionsOf(runId).find((e) => e.stepId === OHLCV_1M);
+    expect(execution?.signal.reason).toEqual({ kind: 'lease_lost' } satisfies StepAbortReason);
+    // several heartbeat periods later: still the other owner's, never extended or finalized by us
+    await new Promise((resolve) => setTimeout(resolve, 4 * POLICY.heartbeatMs));
+    const step = (await getRun(runId)).steps[OHLCV_1M];
+    expect(step).toMatchObject({ status: 'RUNNING', lease: thief, attempt: 1 });
+    expect(step?.finishedAt).toBeUndefined();
+    const finalized = workerLogs.records.filter(
+      (r) =>
+        r['runId'] === runId &&
+        r['stepId'] === OHLCV_1M &&
+        ['step_succeeded', 'step_failed', 'step_cancelled'].includes(String(r['event'])),
+    );
+    expect(finalized).toEqual([]);
+    expect((await orc.request('POST', `/runs/${runId}/cancel`)).status).toBe(200);
+  });
+
   it('a handler that ignores its signal past the step timeout → the harness finalizes FAILED STEP_TIMEOUT', async () => {
     behaviours.set('XRP-USDT', 'stuck');
     const res = await orc.request('POST', '/runs', {
