@@ -27,7 +27,7 @@ export type DriftKind =
   | 'ready_unclaimed'
   /** RUNNING with an expired (or no) lease: its worker is gone. */
   | 'lease_expired'
-  /** RUNNING past its deadlineAt (+ grace, or its lease lapsed after it). */
+  /** RUNNING past deadlineAt + grace with a lease reaching beyond it (kept alive, overran). */
   | 'step_timeout'
   /** The run is past its deadlineAt and not yet FAILED RUN_TIMEOUT. */
   | 'run_deadline'

@@ -46,14 +46,21 @@ describe('decideStepTimeout', () => {
     expect(after?.lease).toBeUndefined();
   });
 
-  it('a lease that lapsed after the deadline is a timeout at once; before it, lease rules apply', () => {
-    expect(decideStepTimeout(running(105), 's', { now: at(106), graceMs: 15_000 }).kind).toBe(
-      'timeout',
-    );
-    expect(decideStepTimeout(running(90), 's', { now: at(200), graceMs: 15_000 })).toMatchObject({
-      kind: 'none',
-      reason: 'lease_expired_first',
-    });
+  it('a lease that ends by deadline + grace is a dead worker (lease rules); one past it a timeout', () => {
+    // heartbeated past deadline + grace, then vanished: a timeout, whenever the reconciler looks
+    for (const now of [116, 130, 500]) {
+      expect(decideStepTimeout(running(120), 's', { now: at(now), graceMs: 15_000 }).kind).toBe(
+        'timeout',
+      );
+    }
+    // the lease ends by deadline + grace: never a timeout, before or after it lapsed
+    for (const leaseUntil of [90, 105, 115]) {
+      for (const now of [50, 116, 500]) {
+        expect(
+          decideStepTimeout(running(leaseUntil), 's', { now: at(now), graceMs: 15_000 }),
+        ).toMatchObject({ kind: 'none', reason: 'lease_expired_first' });
+      }
+    }
     expect(decideStepTimeout(running(undefined), 's', { now: at(200) })).toMatchObject({
       kind: 'none',
       reason: 'lease_expired_first',

@@ -27,7 +27,7 @@ export type StepTimeoutDecision =
         | 'not_running'
         | 'no_deadline'
         | 'within_deadline'
-        /** The lease expired before the deadline: the worker died in time, lease rules apply. */
+        /** The lease ends by deadlineAt + grace: a dead worker, the lease rules decide. */
         | 'lease_expired_first';
     }
   /** RUNNING -> FAILED STEP_TIMEOUT; advance then applies the failure policy. */
@@ -39,16 +39,15 @@ export type StepTimeoutDecision =
  * The reconciler's step-timeout decision for a RUNNING step (DESIGN §5.4 "past step timeout →
  * FAILED STEP_TIMEOUT"). The claim recorded `deadlineAt` = claim time + the worker's timeoutMs.
  *
- * - lease still valid and now >= deadlineAt + grace: the worker is alive but stuck (its harness
- *   should have stopped at the deadline) → STEP_TIMEOUT; its next heartbeat sees the step is no
- *   longer RUNNING and it writes nothing more;
- * - lease expired **after** the deadline: the attempt outlived its budget and then its worker
- *   vanished → STEP_TIMEOUT at once;
- * - lease expired before the deadline (or missing): the worker died within its budget, so the
- *   lease rules (reclaim / LEASE_EXPIRED) decide instead → none.
+ * STEP_TIMEOUT when now >= deadlineAt + grace and the lease reaches **past** deadlineAt + grace:
+ * the attempt was kept alive (heartbeats) beyond its budget — a stuck worker whose own timer did
+ * not stop it, or one that died only after overrunning. Its next heartbeat, if any, finds the
+ * step no longer RUNNING and it writes nothing more. A lease that ends by deadlineAt + grace (or
+ * no lease) is a worker that died within its budget: none here, the lease rules (reclaim while
+ * attempt < maxAttempts, else LEASE_EXPIRED) decide once it has expired.
  *
- * In a finished or cancel-requested run the step is CANCELLED instead. The decision depends only
- * on stored timestamps, not on when the reconciler happens to look.
+ * In a finished or cancel-requested run the step is CANCELLED instead. Once now is past both the
+ * deadline + grace and the lease, the answer no longer depends on when the reconciler looks.
  */
 export function decideStepTimeout(
   run: FlowRun,
@@ -68,13 +67,11 @@ export function decideStepTimeout(
   const deadlineMs = timestampMs(step.deadlineAt);
   if (deadlineMs === undefined) return { kind: 'none', stepId, reason: 'no_deadline' };
   const leaseMs = timestampMs(step.lease?.expiresAt);
-  if (leaseMs === undefined || leaseMs <= nowMs) {
-    if (leaseMs === undefined || leaseMs <= deadlineMs) {
-      return { kind: 'none', stepId, reason: 'lease_expired_first' };
-    }
-  } else if (nowMs < deadlineMs + graceMs) {
-    return { kind: 'none', stepId, reason: 'within_deadline' };
+  const cutoffMs = deadlineMs + graceMs;
+  if (leaseMs === undefined || leaseMs <= cutoffMs) {
+    return { kind: 'none', stepId, reason: 'lease_expired_first' };
   }
+  if (nowMs < cutoffMs) return { kind: 'none', stepId, reason: 'within_deadline' };
   const details = {
     stepId,
     attempt: step.attempt,
