@@ -20,7 +20,10 @@ function failedAtChartsWeek(): FlowRun {
         finishedAt: iso(20),
         readyAt: iso(5),
         deadlineAt: iso(125),
-        outputs: { gcs_uri: 'gs://tda-artifacts/c2.json', execution: { timing: { startedAt: iso(6) } } },
+        outputs: {
+          gcs_uri: 'gs://tda-artifacts/c2.json',
+          execution: { timing: { startedAt: iso(6) } },
+        },
         error: { code: 'MARKET_DATA_UNAVAILABLE', message: 'down', retryable: true },
       },
       r1: { status: 'READY', readyAt: iso(15), dependsOn: ['o1', 'c1'] },
