@@ -180,6 +180,29 @@ describe('decideRetry', () => {
     });
   });
 
+  it('waits for steps still running under a live lease; re-opens abandoned ones', () => {
+    const failed = failedAtChartsWeek();
+    const running = applyPatch(failed, {
+      [stepPath('c1', 'status')]: 'RUNNING',
+      [stepPath('c1', 'attempt')]: 1,
+      [stepPath('c1', 'lease')]: { owner: 'w', expiresAt: iso(160) },
+    });
+    expect(decideRetry(running, ['c2'], { now: at(100) })).toMatchObject({
+      kind: 'conflict',
+      conflict: { kind: 'steps_running', stepIds: ['c1'] },
+    });
+    // After the lease expired the attempt is abandoned: re-opened with the rest.
+    const later = decideRetry(running, ['c2'], { now: at(200) });
+    expect(later).toMatchObject({ kind: 'retry', reopened: ['c1', 'r1', 'r2'] });
+    if (later.kind !== 'retry') return;
+    const retried = applyPatch(running, later.patch);
+    expect(retried.steps['c1']).toMatchObject({ status: 'READY', attempt: 0 });
+    expect(retried.steps['c1']).not.toHaveProperty('lease');
+    expect(retried.steps['c1']?.['retryHistory']).toEqual([
+      expect.objectContaining({ status: 'RUNNING', attempt: 1 }),
+    ]);
+  });
+
   it('requires every failed step to be retried together', () => {
     const error = { code: 'INTERNAL_ERROR' as const, message: 'x', retryable: false };
     const running = makeRun(

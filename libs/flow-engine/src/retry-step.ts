@@ -12,7 +12,10 @@ import { addMs, timestampMs, toTimestamp } from './time';
  */
 export interface StepRetryRecord {
   retriedAt: string;
-  /** FAILED (the retried step) or CANCELLED (re-opened because the run had failed). */
+  /**
+   * FAILED (the retried step), CANCELLED (re-opened because the run had failed) or RUNNING (an
+   * abandoned attempt: its lease had expired).
+   */
   status: StepStatus;
   /** Claims the step had used. */
   attempt: number;
@@ -41,6 +44,12 @@ export type RetryConflict =
   | { kind: 'run_not_failed'; runStatus: RunStatus }
   /** Re-opening only some failed steps would fail the run again at once. */
   | { kind: 'other_failed_steps'; stepIds: string[] }
+  /**
+   * Steps of the failed run still RUNNING under a live lease: their workers stop at their next
+   * heartbeat (the run ended) and finalize CANCELLED — in a restarted run that would cancel it.
+   * Retry once they have finished (or their lease expired).
+   */
+  | { kind: 'steps_running'; stepIds: string[] }
   /** The advance after the retry ends the run again (e.g. an invalid graph). */
   | { kind: 'would_fail_again'; runStatus: RunStatus; runError?: ErrorInfo };
 
@@ -111,6 +120,9 @@ function reopenStep(step: FlowStep, retriedAt: string): RunPatch {
  * `retryHistory`); then the advance makes the re-opened steps READY where their dependencies
  * SUCCEEDED — one patch, one conditional write.
  *
+ * Steps still RUNNING under a live lease make it a `steps_running` conflict (retry once their
+ * workers have stopped); RUNNING steps whose lease expired are abandoned and re-opened too.
+ *
  * Why every CANCELLED step: in a FAILED run (no cancel requested) a step is CANCELLED only
  * because the run failed — fail-fast cancels PENDING/READY steps on every branch, not only the
  * failed step's dependents, and steps still RUNNING finalize CANCELLED when they see the run
@@ -169,12 +181,28 @@ export function decideRetry(
     );
   }
 
+  const nowMs = options.now.getTime();
+  const leaseLive = (step: FlowStep): boolean => {
+    const expires = timestampMs(step.lease?.expiresAt);
+    return expires !== undefined && expires > nowMs;
+  };
+  const running = sortedSteps(run).filter(([, step]) => step.status === 'RUNNING');
+  const live = running.filter(([, step]) => leaseLive(step)).map(([id]) => id);
+  if (live.length > 0) {
+    return conflict(
+      { kind: 'steps_running', stepIds: live },
+      `steps of run ${run.runId} are still running (${live.join(', ')}); their workers stop at their next heartbeat, retry once they have`,
+    );
+  }
+
   const now = toTimestamp(options.now);
   const patch: Record<string, unknown> = {};
   const reopened: string[] = [];
   for (const [id, step] of sortedSteps(run)) {
     const retried = requested.includes(id);
-    if (!retried && step.status !== 'CANCELLED') continue;
+    // RUNNING here means abandoned (no live lease, checked above): its worker is gone, and
+    // should it come back, its next conditional write finds the lease gone and it stops.
+    if (!retried && step.status !== 'CANCELLED' && step.status !== 'RUNNING') continue;
     Object.assign(patch, stepPatch(id, reopenStep(step, now)));
     if (!retried) reopened.push(id);
   }

@@ -125,6 +125,15 @@ describe('recovery operations end to end (emulators)', () => {
     expect(failed.steps[REPORT_1W]?.status).toBe('CANCELLED');
     expect(failed.error?.details).toMatchObject({ stepId: REPORT_1M });
     expect(fake.callCount).toBe(1);
+    // Fail-fast leaves a sibling that was already running to finish (or stop at its heartbeat);
+    // a retry waits for that (409 steps_running otherwise).
+    await expectEventually(
+      async () => {
+        const current = await api.getRun(run.runId);
+        expect(Object.values(current.steps).filter((s) => s.status === 'RUNNING')).toEqual([]);
+      },
+      { timeoutMs: 30_000, intervalMs: 150 },
+    );
 
     fake.enqueue(
       reply(`## ${SYMBOL} monthly (1M)\n\nRetried month.`),

@@ -179,7 +179,7 @@ export const RECOVERY_OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
 };
 
 const RETRY_CONFLICT = error(
-  'CONFLICT: details.reason run_cancelled (a cancelled run never restarts) | step_not_failed | run_not_failed | other_failed_steps (retry them together) | would_fail_again | no_failed_steps',
+  'CONFLICT: details.reason run_cancelled (a cancelled run never restarts) | step_not_failed | run_not_failed | other_failed_steps (retry them together) | steps_running (retryable: wait for them) | would_fail_again | no_failed_steps',
 );
 
 export const RECOVERY_OPENAPI_PATHS: Readonly<Record<string, Json>> = {

@@ -246,6 +246,8 @@ function conflictDetails(
       return { stepStatus: conflict.status, failedStepIds: conflict.failedStepIds };
     case 'other_failed_steps':
       return { failedStepIds: conflict.stepIds };
+    case 'steps_running':
+      return { runningStepIds: conflict.stepIds };
     case 'would_fail_again':
       return conflict.runError === undefined ? {} : { errorCode: conflict.runError.code };
     case 'run_cancelled':
