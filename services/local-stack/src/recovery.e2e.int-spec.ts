@@ -290,5 +290,18 @@ describe('recovery operations end to end (emulators)', () => {
     expect(logs.withEvent('step_claimed')).toHaveLength(claims);
     expect(fake.callCount).toBe(modelCalls);
     expect(advancedOf()).toBe(advanced);
+
+    // A snapshot taken now (nothing unacked): replaying to it redelivers nothing of these runs,
+    // and the dry run's lower bound is the snapshot's creation (expireTime - 7 days).
+    const events = stepEventsSubscription(prefix);
+    const snapshot = `${prefix}-after-runs`;
+    const created = (await api.createSnapshot(events, snapshot)) as { replaysFrom?: string };
+    expect(Date.parse(created.replaysFrom ?? '')).toBeGreaterThan(startedAt.getTime());
+    const dry = await api.replay({ subscription: events, snapshot, dryRun: true });
+    expect((dry.runs ?? []).filter((r) => ours.has(r.runId))).toEqual([]);
+    const eventsBefore = noopsOn(events);
+    expect(await api.replay({ subscription: events, snapshot })).toMatchObject({ seeked: true });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(noopsOn(events)).toBe(eventsBefore);
   }, 120_000);
 });
