@@ -4,7 +4,10 @@ import { join, resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { backendConfigSchema, createBackends, type Backends } from '@tda/backends';
 import { loadConfig, type EnvSource } from '@tda/config';
+import type { StepType } from '@tda/contracts';
 import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators';
+import type { FlowRunStore } from '@tda/flow-store';
+import type { MessageBroker } from '@tda/messaging';
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
@@ -15,7 +18,14 @@ import {
   createLlmReportRuntime,
   loadLlmReportConfig,
 } from '@tda/service-worker-llm-report';
-import { createStepWorker, stepWorkerSettings, type WorkerMicroservice } from '@tda/worker-kit';
+import {
+  createStepWorker,
+  stepWorkerSettings,
+  type StepHandler,
+  type StepHarnessPolicy,
+  type StepWorkerSettings,
+  type WorkerMicroservice,
+} from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 
 export interface LocalStack {
@@ -36,6 +46,26 @@ export interface StartLocalStackOptions {
   loggerFor: (service: string) => Logger;
   /** Use these emulators instead of starting new ones (tests). */
   emulators?: { firestoreHost: string; pubsubHost: string; projectId: string };
+  /** Test hooks (the chaos suite); `npm start` passes none. */
+  hooks?: LocalStackHooks;
+}
+
+/** The services the local stack composes (also the name each hook is called with). */
+export type LocalService =
+  'orchestrator' | 'worker-ohlcv-export' | 'worker-chart-export' | 'worker-llm-report';
+
+/**
+ * Fault injection and tuning for tests: decorate the store, broker and handler each service
+ * gets (wrappers around the real adapters, so the services themselves stay unchanged), override
+ * the workers' harness policy (short leases), or leave workers out to run them as separate
+ * processes.
+ */
+export interface LocalStackHooks {
+  store?(store: FlowRunStore, service: LocalService): FlowRunStore;
+  broker?(broker: MessageBroker, service: LocalService): MessageBroker;
+  handler?(handler: StepHandler, service: LocalService): StepHandler;
+  workerPolicy?: Partial<StepHarnessPolicy>;
+  omitWorkers?: readonly StepType[];
 }
 
 /**
@@ -92,66 +122,78 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
 
     // One registry for all services: /metrics of the API shows every series, labelled by service.
     const metrics = createMetrics({ service: 'local-stack' });
+    const hooks = options.hooks ?? {};
+    const adapters = (service: LocalService) => ({
+      store: hooks.store?.(backends.store, service) ?? backends.store,
+      broker: hooks.broker?.(backends.broker, service) ?? backends.broker,
+      artifacts: backends.artifacts,
+      metrics,
+    });
     const orchestratorConfig = loadOrchestratorConfig(serviceEnv);
     const orchestrator: INestApplication = await createOrchestratorApp({
-      store: backends.store,
-      broker: backends.broker,
-      artifacts: backends.artifacts,
+      ...adapters('orchestrator'),
       logger: options.loggerFor('orchestrator'),
       config: orchestratorConfig,
-      metrics,
     });
     cleanups.push(() => orchestrator.close());
 
     // Each worker is built from its own config schema, exactly as its main.ts would.
-    const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
-    const chartConfig = loadChartExportConfig(serviceEnv);
-    const llmConfig = loadLlmReportConfig(serviceEnv);
-    // Same client + registry wiring as the worker's own bootstrap.
-    const llm = await createLlmReportRuntime(llmConfig);
-    cleanups.push(() => llm.close());
-    const { registry, client: llmClient } = llm;
-    description.push(
-      llmClient.provider === 'offline'
-        ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'
-        : `LLM: ${llmClient.provider}`,
-    );
-    const shared = {
-      store: backends.store,
-      broker: backends.broker,
-      artifacts: backends.artifacts,
-      metrics,
-    };
-    const workers: WorkerMicroservice[] = [
-      await createStepWorker({
-        ...shared,
-        handler: await createOhlcvExportHandler(ohlcvConfig),
-        logger: options.loggerFor('worker-ohlcv-export'),
-        ...stepWorkerSettings(ohlcvConfig),
-      }),
-      await createStepWorker({
-        ...shared,
-        handler: createChartExportHandler({
-          maxChartImageBytes: chartConfig.TDA_MAX_CHART_IMAGE_BYTES,
+    const omitted = new Set<StepType>(hooks.omitWorkers ?? []);
+    const workers: WorkerMicroservice[] = [];
+    const startWorker = async (
+      service: LocalService,
+      handler: StepHandler,
+      settings: StepWorkerSettings,
+      policy: Partial<StepHarnessPolicy> = {},
+    ): Promise<void> => {
+      workers.push(
+        await createStepWorker({
+          ...adapters(service),
+          handler: hooks.handler?.(handler, service) ?? handler,
+          logger: options.loggerFor(service),
+          ...settings,
+          policy: { ...settings.policy, ...policy, ...hooks.workerPolicy },
         }),
-        logger: options.loggerFor('worker-chart-export'),
-        ...stepWorkerSettings(chartConfig),
-      }),
-      await createStepWorker({
-        ...shared,
-        handler: createLlmReportHandler(llmConfig, {
+      );
+    };
+    if (!omitted.has('OHLCV_EXPORT')) {
+      const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
+      await startWorker(
+        'worker-ohlcv-export',
+        await createOhlcvExportHandler(ohlcvConfig),
+        stepWorkerSettings(ohlcvConfig),
+      );
+    }
+    if (!omitted.has('CHART_EXPORT')) {
+      const chartConfig = loadChartExportConfig(serviceEnv);
+      await startWorker(
+        'worker-chart-export',
+        createChartExportHandler({ maxChartImageBytes: chartConfig.TDA_MAX_CHART_IMAGE_BYTES }),
+        stepWorkerSettings(chartConfig),
+      );
+    }
+    if (!omitted.has('LLM_REPORT')) {
+      const llmConfig = loadLlmReportConfig(serviceEnv);
+      // Same client + registry wiring as the worker's own bootstrap.
+      const llm = await createLlmReportRuntime(llmConfig);
+      cleanups.push(() => llm.close());
+      const { registry, client: llmClient } = llm;
+      description.push(
+        llmClient.provider === 'offline'
+          ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'
+          : `LLM: ${llmClient.provider}`,
+      );
+      await startWorker(
+        'worker-llm-report',
+        createLlmReportHandler(llmConfig, {
           registry,
           client: llmClient,
           logger: options.loggerFor('worker-llm-report'),
         }),
-        logger: options.loggerFor('worker-llm-report'),
-        ...stepWorkerSettings(llmConfig),
-        policy: {
-          ...stepWorkerSettings(llmConfig).policy,
-          timeoutMs: llmConfig.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000,
-        },
-      }),
-    ];
+        stepWorkerSettings(llmConfig),
+        { timeoutMs: llmConfig.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000 },
+      );
+    }
     for (const worker of workers) {
       cleanups.push(() => worker.app.close());
       await worker.app.listen();
