@@ -3,7 +3,7 @@ import { PubSub } from '@google-cloud/pubsub';
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import { validate, type FlowRun, type FlowStep } from '@tda/contracts';
 import { flowCatalogue } from '@tda/flow-engine';
-import { createFirestore, FirestoreFlowRunStore } from '@tda/flow-store';
+import { createFirestore, FirestoreFlowRunStore, updateWithRetry } from '@tda/flow-store';
 import { applyTopology, BrokerPublisher, buildTopology, GooglePubSubBroker } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
 import { emulatorEndpoints, expectEventually, uniqueName } from '@tda/test-support';
@@ -279,7 +279,9 @@ describe('reliability on the emulators: leases, timeouts, cancel, admin reconcil
       scope: { symbol: 'SOL-USDT' },
       ownerId: 'local-user',
       trigger: { type: 'USER', source: 'reliability-int-spec' },
-      deadlineSeconds: 5,
+      // room for the claims to happen first even on a loaded machine; not later than the step
+      // timeout, so the run deadline (not the step's) is what stops the handlers
+      deadlineSeconds: POLICY.timeoutMs / 1_000,
       now,
       random: Math.random,
     });
@@ -346,6 +348,12 @@ describe('reliability on the emulators: leases, timeouts, cancel, admin reconcil
     for (const execution of executionsOf(runId)) {
       expect(execution.signal.reason).toEqual({ kind: 'cancelled' } satisfies StepAbortReason);
     }
+    // the orchestrator's advance on the two CANCELLED step events refreshes the counters last
+    await expectEventually(
+      async () =>
+        expect((await getRun(runId)).progress).toMatchObject({ cancelled: 4, running: 0 }),
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
     const version = (await store.get(runId))?.version;
 
     // never restarts: a reconcile pass does not touch it, duplicate step-ready messages are no-ops
@@ -393,9 +401,13 @@ describe('reliability on the emulators: leases, timeouts, cancel, admin reconcil
       owner: 'worker/other-host/1/z',
       expiresAt: new Date(Date.now() + 600_000).toISOString(),
     };
-    const current = await store.get(runId);
-    if (current === null) throw new Error('run vanished');
-    await store.update(runId, { [`steps.${OHLCV_1M}.lease`]: thief }, current.version);
+    // conditional like every write; re-decided when a heartbeat lands in between
+    const stolen = await updateWithRetry(store, runId, () => ({
+      kind: 'write',
+      patch: { [`steps.${OHLCV_1M}.lease`]: thief },
+      result: null,
+    }));
+    expect(stolen.kind).toBe('written');
     await expectEventually(
       () =>
         expect(
