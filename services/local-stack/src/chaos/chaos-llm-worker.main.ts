@@ -1,0 +1,91 @@
+import 'reflect-metadata';
+import { appendFileSync } from 'node:fs';
+import { loadConfig } from '@tda/config';
+import { createLogger } from '@tda/observability';
+import {
+  createLlmReportRuntime,
+  LLM_REPORT_SERVICE,
+  LlmReportHandler,
+  loadLlmReportConfig,
+} from '@tda/service-worker-llm-report';
+import { bootstrapWorkerService, runWorkerMain } from '@tda/worker-kit';
+import { z } from 'zod';
+import { countingHandler } from './counting-handler';
+
+/**
+ * The LLM_REPORT worker as a separate process for the chaos suite, so that it can really be
+ * SIGKILLed in the middle of a step. Built like services/worker-llm-report's bootstrap (same
+ * config schema, LLM runtime, handler class and bootstrapWorkerService), plus what a test needs:
+ * timings short enough for a lease to expire and a model call to time out within the test (the
+ * service takes its lease and the pipeline's backoff from code defaults, not from its env), and
+ * a record of every handler call appended to a file, which survives the kill.
+ *
+ * `SWC_NODE_PROJECT=tsconfig.runtime.json node -r @swc-node/register services/local-stack/src/chaos/chaos-llm-worker.main.ts`
+ */
+const chaosWorkerSchema = z.object({
+  TDA_CHAOS_EXECUTIONS_FILE: z.string().min(1),
+  TDA_CHAOS_LEASE_MS: z.coerce.number().int().positive(),
+  TDA_CHAOS_HEARTBEAT_MS: z.coerce.number().int().positive(),
+  TDA_CHAOS_STEP_TIMEOUT_MS: z.coerce.number().int().positive(),
+  TDA_CHAOS_RETRY_BASE_DELAY_MS: z.coerce.number().int().min(0),
+  TDA_CHAOS_REQUEST_DEADLINE_MS: z.coerce.number().int().positive(),
+  TDA_CHAOS_FINALIZE_BUDGET_MS: z.coerce.number().int().positive(),
+  TDA_CHAOS_MIN_REPAIR_WINDOW_MS: z.coerce.number().int().min(0),
+});
+
+async function boot(): Promise<{
+  logger: ReturnType<typeof createLogger>;
+  close(): Promise<void>;
+}> {
+  const config = loadLlmReportConfig();
+  const chaos = loadConfig('chaos-llm-worker', chaosWorkerSchema);
+  const logger = createLogger({
+    service: LLM_REPORT_SERVICE,
+    level: config.TDA_LOG_LEVEL,
+    projectId: config.GOOGLE_CLOUD_PROJECT,
+  });
+  const runtime = await createLlmReportRuntime(config);
+  try {
+    const handle = await bootstrapWorkerService({
+      service: LLM_REPORT_SERVICE,
+      config,
+      logger,
+      policy: {
+        leaseMs: chaos.TDA_CHAOS_LEASE_MS,
+        heartbeatMs: chaos.TDA_CHAOS_HEARTBEAT_MS,
+        timeoutMs: chaos.TDA_CHAOS_STEP_TIMEOUT_MS,
+        handlerRetryBaseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
+      },
+      createHandler: () =>
+        countingHandler(
+          new LlmReportHandler({
+            registry: runtime.registry,
+            client: runtime.client,
+            logger,
+            requestDeadlineMs: chaos.TDA_CHAOS_REQUEST_DEADLINE_MS,
+            finalizeBudgetMs: chaos.TDA_CHAOS_FINALIZE_BUDGET_MS,
+            policy: {
+              baseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
+              minRepairWindowMs: chaos.TDA_CHAOS_MIN_REPAIR_WINDOW_MS,
+            },
+          }),
+          LLM_REPORT_SERVICE,
+          (record) =>
+            appendFileSync(chaos.TDA_CHAOS_EXECUTIONS_FILE, `${JSON.stringify(record)}\n`),
+        ),
+      startedFields: () => ({
+        pid: process.pid,
+        llmProvider: runtime.client.provider,
+        leaseMs: chaos.TDA_CHAOS_LEASE_MS,
+        heartbeatMs: chaos.TDA_CHAOS_HEARTBEAT_MS,
+        stepTimeoutMs: chaos.TDA_CHAOS_STEP_TIMEOUT_MS,
+      }),
+    });
+    return { logger, close: () => handle.close().finally(() => runtime.close()) };
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+void runWorkerMain({ service: LLM_REPORT_SERVICE, boot });
