@@ -40,6 +40,7 @@ function flawless(): ChaosObservations {
     rogueWrites: 0,
     dispatches: [],
     claims: [],
+    artifacts: { checked: 60, problems: [] },
     replay: {
       runs: 14,
       expected: 200,
@@ -206,6 +207,7 @@ describe('evaluateChaos', () => {
       'runs terminal',
       'outcome as planned',
       'lost steps',
+      'artifacts of SUCCEEDED steps',
       'executions per step attempt',
       'model calls per LLM step',
       'each fault injected and recovered as designed',
@@ -241,6 +243,18 @@ describe('evaluateChaos', () => {
     step.lease = { owner: 'w', expiresAt: '2026-03-01T12:00:00.000Z' };
     expect(row(obs, 'lost steps')).toMatchObject({ ok: false });
     expect(row(obs, 'runs terminal').ok).toBe(true);
+  });
+
+  it('fails when an artifact is missing or differs from its recorded sha256', () => {
+    const obs = flawless();
+    obs.artifacts = {
+      checked: 60,
+      problems: ['run 3 charts:1M:ctpl_default_v1: gs://x is missing'],
+    };
+    expect(row(obs, 'artifacts of SUCCEEDED steps')).toEqual({
+      ok: false,
+      observed: '59/60; run 3 charts:1M:ctpl_default_v1: gs://x is missing',
+    });
   });
 
   it('fails on a second answered model call or an unexplained unanswered one', () => {

@@ -72,6 +72,13 @@ export interface ChaosObservations {
   dispatches: Dispatch[];
   claims: Claim[];
   replay?: ReplayObservation;
+  /**
+   * SUCCEEDED steps whose primary artifact is missing or differs from the sha256 the finalize
+   * recorded (read back from storage by the suite), and how many were checked.
+   */
+  artifacts?: { checked: number; problems: string[] };
+  /** How often notable events were logged (nacks, conflicts, no-ops...), for the report. */
+  events?: Record<string, number>;
 }
 
 const TERMINAL_STEP = new Set(['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED']);
@@ -185,6 +192,16 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
     }
   }
   checks.push(check('lost steps', '0', lost, `${lost.length}`));
+  if (obs.artifacts !== undefined) {
+    checks.push(
+      check(
+        'artifacts of SUCCEEDED steps',
+        'present, sha256 as finalized',
+        obs.artifacts.problems,
+        `${obs.artifacts.checked - obs.artifacts.problems.length}/${obs.artifacts.checked}`,
+      ),
+    );
+  }
 
   // Executions: per (run, step, attempt) at most one completed execution; every SUCCEEDED step
   // completed exactly once overall (a recovery finalizes from the artifact, never re-executes).
@@ -245,8 +262,7 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
   // Model calls per LLM step: one answered call, plus the repair call where the first answer
   // was malformed; unanswered calls only where a fault holds or hangs the call.
   const modelProblems: string[] = [];
-  let llmSteps = 0;
-  let maxAnswered = 0;
+  const answeredPerStep = new Map<number, number>();
   let repairs = 0;
   let abandoned = 0;
   for (const r of runs) {
@@ -256,11 +272,10 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
       const calls = obs.modelCalls.filter((c) => c.runId === r.runId && c.timeframe === timeframe);
       const step = stepOf(r.final, REPORT_STEP[timeframe]);
       if (calls.length === 0) continue;
-      llmSteps += 1;
       const answered = count(calls, (c) => c.answered && !c.repair);
       const repairCalls = count(calls, (c) => c.repair);
       const unanswered = count(calls, (c) => !c.answered);
-      maxAnswered = Math.max(maxAnswered, answered + repairCalls);
+      answeredPerStep.set(answered, (answeredPerStep.get(answered) ?? 0) + 1);
       repairs += repairCalls;
       abandoned += unanswered;
       const label = `run ${r.plan.index} ${timeframe}`;
@@ -293,7 +308,10 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
       'model calls per LLM step',
       '1 (+ at most 1 repair)',
       modelProblems,
-      `max ${maxAnswered} over ${llmSteps} steps (${repairs} repair calls; ${abandoned} calls left unanswered by injected hangs/holds)`,
+      `${[...answeredPerStep]
+        .sort(([a], [b]) => b - a)
+        .map(([n, steps]) => `${n} answered call${n === 1 ? '' : 's'} on ${steps} steps`)
+        .join(', ')}; ${repairs} repair calls; ${abandoned} calls hung or held by faults`,
     ),
   );
 
@@ -353,6 +371,7 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
     durationMs: obs.durationMs,
     faults: faultRows,
     checks,
+    events: obs.events ?? {},
     runs: runs.map((r) => ({
       index: r.plan.index,
       faults: describePlan(r.plan),

@@ -26,6 +26,9 @@ describe('planChaos', () => {
       const plan = planChaos({ ...options, seed });
       expect(plan.runs.map((r) => r.index)).toEqual([...Array(16).keys()]);
       expect(new Set(plan.runs.map((r) => r.ownerId)).size).toBe(16);
+      const small = planChaos({ ...options, seed, runs: 10 });
+      for (const kind of FAULT_KINDS)
+        expect(small.runs.some((r) => r.faults.includes(kind))).toBe(true);
       for (const kind of FAULT_KINDS) {
         expect(
           plan.runs.some((r) => r.faults.includes(kind)),
@@ -42,8 +45,8 @@ describe('planChaos', () => {
   });
 
   it('expects exactly one FAILED (persistent hang) and one CANCELLED (cancel) run, each with that fault only', () => {
-    for (const seed of [1, 2, 3, 42, 20_251_122]) {
-      const plan = planChaos({ ...options, seed });
+    for (let seed = 0; seed < 40; seed += 1) {
+      const plan = planChaos({ ...options, seed, runs: seed % 2 === 0 ? 10 : 16 });
       const failed = plan.runs.filter((r) => r.expected === 'FAILED');
       const cancelled = plan.runs.filter((r) => r.expected === 'CANCELLED');
       expect(failed).toHaveLength(1);
@@ -53,6 +56,9 @@ describe('planChaos', () => {
       expect(cancelled[0]?.faults).toEqual(['conflicting_writer']);
       expect(cancelled[0]?.writer?.mode).toBe('cancel');
       const others = plan.runs.filter((r) => r.expected === 'SUCCEEDED');
+      // The other variants of those two faults are in the plan too.
+      expect(others.some((r) => r.writer?.mode === 'touch')).toBe(true);
+      expect(others.some((r) => r.hang?.mode === 'transient')).toBe(true);
       expect(
         others.every((r) => r.hang?.mode !== 'persistent' && r.writer?.mode !== 'cancel'),
       ).toBe(true);
@@ -85,7 +91,8 @@ describe('planChaos', () => {
   });
 
   it('refuses a plan too small to hold every fault', () => {
-    expect(() => planChaos({ ...options, runs: 6 })).toThrow(/at least 6 runs besides the kills/);
+    expect(() => planChaos({ ...options, runs: 9 })).toThrow(/at least 8 runs besides the kills/);
+    expect(planChaos({ ...options, runs: 10 }).runs).toHaveLength(10);
   });
 });
 

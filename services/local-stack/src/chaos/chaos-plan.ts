@@ -129,17 +129,19 @@ const SHARED_KINDS: readonly FaultKind[] = FAULT_KINDS.filter((k) => k !== 'work
 /**
  * The plan: `kills` runs get only the worker kill (they run alone, so the killed process holds
  * nothing else); every other run gets a primary fault from a shuffled deck that covers each kind
- * at least twice when there are enough runs, plus a second fault half of the time. Exactly one
+ * (the writer and the hang twice), plus a second fault half of the time. Exactly one
  * model hang is persistent (that run must end FAILED) and exactly one writer is a cancel (that
  * run must end CANCELLED); every other run must end SUCCEEDED.
  */
 export function planChaos(options: PlanOptions): ChaosPlan {
   const random = streamRandom(options.seed, 'plan');
   const shared = options.runs - options.kills;
-  if (shared < SHARED_KINDS.length) {
-    throw new Error(`a plan needs at least ${SHARED_KINDS.length} runs besides the kills`);
+  if (shared < SHARED_KINDS.length + 2) {
+    throw new Error(`a plan needs at least ${SHARED_KINDS.length + 2} runs besides the kills`);
   }
-  const deck: FaultKind[] = [];
+  // The first block holds the writer and the hang twice: their first occurrence becomes the
+  // cancel / the persistent hang, the second a touching writer / a transient hang.
+  const deck: FaultKind[] = shuffle(random, [...SHARED_KINDS, 'conflicting_writer', 'model_hang']);
   while (deck.length < shared) deck.push(...shuffle(random, SHARED_KINDS));
   const primaries = deck.slice(0, shared);
 

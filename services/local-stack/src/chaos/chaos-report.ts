@@ -34,6 +34,8 @@ export interface ChaosReport {
   faults: FaultRow[];
   checks: CheckRow[];
   runs: RunRow[];
+  /** Notable log events and how often they occurred (e.g. message_handler_failed = nacks). */
+  events: Record<string, number>;
 }
 
 export function markdownTable(
@@ -68,6 +70,12 @@ export function renderChaosReport(report: ChaosReport): string {
       ['check', 'required', 'observed', 'result'],
       report.checks.map((c) => [c.check, c.required, c.observed, c.ok ? 'ok' : 'FAILED']),
     ),
+    '',
+    `log events: ${
+      Object.entries(report.events)
+        .map(([event, n]) => `${event} ${n}`)
+        .join(', ') || '-'
+    }`,
     '',
   ].join('\n');
 }

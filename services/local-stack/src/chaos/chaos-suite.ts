@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { LocalArtifactStore } from '@tda/artifacts';
+import { LocalArtifactStore, sha256Hex } from '@tda/artifacts';
 import type { FlowRun } from '@tda/contracts';
 import { stepEventsSubscription, stepReadySubscription } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
@@ -27,6 +27,17 @@ const SYMBOL = 'BTC-USDT';
 const LLM_WORKER_MAIN = 'services/local-stack/src/chaos/chaos-llm-worker.main.ts';
 const TERMINAL_RUN = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 const ACTIVE_STEP = new Set(['PENDING', 'READY', 'RUNNING']);
+/** Log events the report counts: how much recovery work the faults caused. */
+const NOTABLE_EVENTS = [
+  'step_claim_conflict',
+  'step_finalize_conflict',
+  'step_noop',
+  'step_recovered',
+  'step_retry',
+  'lease_lost',
+  'message_handler_failed',
+  'structured_output_repair_attempt_started',
+] as const;
 
 /**
  * Timings of the suite. Short, so that a lease expires and a model call times out within
@@ -133,6 +144,7 @@ export class ChaosSuite {
   private firstTriggerAt = 0;
   private finishedAt = 0;
   replay: ReplayObservation | undefined;
+  private artifactCheck: { checked: number; problems: string[] } | undefined;
 
   constructor(private readonly options: ChaosSuiteOptions) {
     this.chaos = new ChaosController(
@@ -297,6 +309,35 @@ export class ChaosSuite {
     return this.replay;
   }
 
+  /**
+   * Reads back the primary artifact of every SUCCEEDED step and compares it with the sha256 its
+   * finalize recorded: a recovery finalizes from the artifact that is there, and nothing
+   * overwrote it.
+   */
+  async verifyArtifacts(): Promise<void> {
+    const { artifacts } = this.requireStack().backends;
+    const problems: string[] = [];
+    let checked = 0;
+    for (const run of this.driven) {
+      for (const [stepId, step] of Object.entries(run.final?.steps ?? {})) {
+        if (step.status !== 'SUCCEEDED') continue;
+        checked += 1;
+        const uri = step.outputs.gcs_uri;
+        const recorded = step.outputs.execution?.artifact?.sha256;
+        const label = `run ${run.plan.index} ${stepId}`;
+        if (uri === undefined || recorded === undefined) {
+          problems.push(`${label} records no artifact`);
+          continue;
+        }
+        const data = await artifacts.read(uri).catch(() => undefined);
+        if (data === undefined) problems.push(`${label}: ${uri} is missing`);
+        else if (sha256Hex(data) !== recorded)
+          problems.push(`${label}: ${uri} differs from its sha256`);
+      }
+    }
+    this.artifactCheck = { checked, problems };
+  }
+
   observations(): ChaosObservations {
     const logs = this.allLogs();
     const dispatches: Dispatch[] = logs
@@ -327,6 +368,10 @@ export class ChaosSuite {
       dispatches,
       claims,
       ...(this.replay === undefined ? {} : { replay: this.replay }),
+      ...(this.artifactCheck === undefined ? {} : { artifacts: this.artifactCheck }),
+      events: Object.fromEntries(
+        NOTABLE_EVENTS.map((event) => [event, logs.filter((r) => r['event'] === event).length]),
+      ),
     };
   }
 

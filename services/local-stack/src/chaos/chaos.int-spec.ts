@@ -19,7 +19,7 @@ const settings = loadConfig(
   'chaos-suite',
   z.object({
     TDA_CHAOS_SEED: z.coerce.number().int().min(0).default(20_251_122),
-    TDA_CHAOS_RUNS: z.coerce.number().int().min(9).max(60).default(16),
+    TDA_CHAOS_RUNS: z.coerce.number().int().min(10).max(60).default(12),
   }),
   processEnv(),
 );
@@ -34,7 +34,7 @@ describe('chaos suite: flow 1 under injected faults (emulators)', () => {
       seed: settings.TDA_CHAOS_SEED,
       runs: settings.TDA_CHAOS_RUNS,
       kills: 2,
-      concurrency: 4,
+      concurrency: 3,
       baseEnv: { HOME: processEnv()['HOME'] ?? '/tmp' },
     });
     await suite.start();
@@ -48,6 +48,7 @@ describe('chaos suite: flow 1 under injected faults (emulators)', () => {
     await suite.driveShared();
     await suite.replayAll();
     await suite.driveKills();
+    await suite.verifyArtifacts();
     const report = evaluateChaos(suite.observations());
     process.stdout.write(`\n${renderChaosReport(report)}\n`);
     for (const row of report.checks) {
