@@ -292,6 +292,14 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
           `${label}: ${unanswered} unanswered calls without a planned hang/kill/cancel`,
         );
       }
+      // A model that never answers costs at most 3 tries in each of the harness's 3 tries.
+      if (
+        r.plan.hang?.timeframe === timeframe &&
+        r.plan.hang.mode === 'persistent' &&
+        calls.length > 9
+      ) {
+        modelProblems.push(`${label}: ${calls.length} calls to a hung model (retries unbounded?)`);
+      }
       if (
         r.plan.hang?.timeframe === timeframe &&
         r.plan.hang.mode === 'transient' &&
@@ -446,15 +454,18 @@ function faultRecoveryProblems(
     const step = fault.stepId === undefined ? undefined : stepOf(run?.final, fault.stepId);
     switch (fault.action) {
       case 'publish_lost': {
-        // The READY step was published again by the reconciler (or a redelivered event).
+        // Nothing redelivers the lost message: the reconciler's republish of a READY step that
+        // stayed unclaimed is what must get it executed.
         const again = obs.dispatches.some(
           (d) =>
             d.runId === fault.runId &&
             d.stepId === fault.stepId &&
             d.at >= fault.at &&
-            (d.reason === 'reconcile' || d.reason === 'retry'),
+            d.reason === 'reconcile',
         );
-        if (!again) problems.push(`${label}: ${fault.stepId ?? ''} was never republished`);
+        if (!again) {
+          problems.push(`${label}: ${fault.stepId ?? ''} was never republished by the reconciler`);
+        }
         if (run?.plan.expected === 'SUCCEEDED' && step?.status !== 'SUCCEEDED') {
           problems.push(`${label}: ${fault.stepId ?? ''} ended ${step?.status ?? '?'}`);
         }
