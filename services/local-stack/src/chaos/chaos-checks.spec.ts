@@ -1,7 +1,7 @@
 import type { FlowRun, FlowStep, StepType } from '@tda/contracts';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
 import { describe, expect, it } from 'vitest';
-import { evaluateChaos, type ChaosObservations } from './chaos-checks';
+import { evaluateChaos, type ChaosObservations, type ReplayObservation } from './chaos-checks';
 import type { InjectedFault } from './chaos-controller';
 import type { ModelCall } from './chaos-model.server';
 import {
@@ -43,6 +43,7 @@ function flawless(): ChaosObservations {
     artifacts: { checked: 60, problems: [] },
     replay: {
       runs: 14,
+      dryRun: { noop: 160 },
       expected: 200,
       redelivered: 200,
       missing: {},
@@ -218,7 +219,7 @@ describe('evaluateChaos', () => {
     const text = renderChaosReport(report);
     expect(text).toContain('| runs terminal | 100 % | 16/16 (100 %) | ok |');
     expect(text).toContain(
-      '| side effects caused by replay | 0 | 0 (seek to before the first run: 200/200 messages of 14 runs redelivered) | ok |',
+      '| side effects caused by replay | 0 | 0 (POST /admin/replay to before the first run: dry run 160 × noop; 200/200 messages of 14 runs redelivered) | ok |',
     );
   });
 
@@ -309,11 +310,14 @@ describe('evaluateChaos', () => {
   });
 
   it('fails when the replay changed a run, added an artifact or was not fully redelivered', () => {
-    for (const change of [
+    const changes: Partial<ReplayObservation>[] = [
       { runsChanged: ['r1'] },
       { artifactsAdded: ['tda-artifacts/runs/r1/1M/x.json'] },
       { redelivered: 150, missing: { 'x-sub': 50 } },
-    ]) {
+      { dryRun: { noop: 150, execute: 1 } },
+      { dryRun: {} },
+    ];
+    for (const change of changes) {
       const obs = flawless();
       if (obs.replay === undefined) throw new Error('no replay');
       obs.replay = { ...obs.replay, ...change };

@@ -46,6 +46,8 @@ export interface Claim {
 export interface ReplayObservation {
   /** Runs whose messages were replayed (all runs driven before the seek). */
   runs: number;
+  /** What the dry runs of POST /admin/replay predicted, summed over the subscriptions. */
+  dryRun: Record<string, number>;
   /** Messages (per subscription and message id) delivered before the seek. */
   expected: number;
   /** Of those, delivered again after the seek. */
@@ -359,6 +361,10 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
       ...replay.runsChanged.map((id) => `run ${id} changed`),
       ...replay.artifactsAdded.map((p) => `artifact added ${p}`),
       ...replay.artifactsChanged.map((p) => `artifact rewritten ${p}`),
+      ...Object.entries(replay.dryRun)
+        .filter(([decision, n]) => decision !== 'noop' && n > 0)
+        .map(([decision, n]) => `the dry run predicted ${n} × ${decision}`),
+      ...((replay.dryRun['noop'] ?? 0) === 0 ? ['the dry run listed nothing to replay'] : []),
       ...(replay.redelivered < replay.expected
         ? [
             `only ${replay.redelivered}/${replay.expected} messages redelivered (missing: ${JSON.stringify(replay.missing)})`,
@@ -370,7 +376,7 @@ export function evaluateChaos(obs: ChaosObservations): ChaosReport {
         'side effects caused by replay',
         '0',
         replayProblems,
-        `${replay.runsChanged.length + replay.artifactsAdded.length + replay.artifactsChanged.length} (seek to before the first run: ${replay.redelivered}/${replay.expected} messages of ${replay.runs} runs redelivered)`,
+        `${replay.runsChanged.length + replay.artifactsAdded.length + replay.artifactsChanged.length} (POST /admin/replay to before the first run: dry run ${replay.dryRun['noop'] ?? 0} × noop; ${replay.redelivered}/${replay.expected} messages of ${replay.runs} runs redelivered)`,
       ),
     );
   }

@@ -247,9 +247,9 @@ export class ChaosSuite {
   }
 
   /**
-   * Replays everything so far: every subscription is seeked to before the first run, so each
-   * message the runs produced is delivered again. Then checks that no run document changed
-   * version and no artifact was added or rewritten.
+   * Replays everything so far with POST /admin/replay: every subscription is seeked to before
+   * the first run, so each message the runs produced is delivered again. Then checks that no run
+   * document changed version and no artifact was added or rewritten.
    */
   async replayAll(): Promise<ReplayObservation> {
     const stack = this.requireStack();
@@ -272,8 +272,34 @@ export class ChaosSuite {
       stepReadySubscription('LLM_REPORT', this.prefix),
       stepEventsSubscription(this.prefix),
     ];
+    // Through the operator's endpoint: a dry run first (what each receiver would do), then the
+    // real seek.
+    const dryRun: Record<string, number> = {};
+    const time = new Date(this.firstTriggerAt - 1_000).toISOString();
     for (const subscription of subscriptions) {
-      await stack.backends.broker.seek(subscription, new Date(this.firstTriggerAt - 1_000));
+      for (const real of [false, true]) {
+        const response = await fetch(`${stack.url}/admin/replay`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ subscription, time, dryRun: !real }),
+        });
+        const body = (await response.json()) as {
+          seeked?: unknown;
+          counts?: Record<string, number>;
+          code?: unknown;
+          message?: unknown;
+        };
+        if (response.status !== 200 || body.seeked !== real) {
+          throw new Error(
+            `replay of ${subscription} (dryRun ${String(!real)}) answered ${response.status} ${String(body.code)} ${String(body.message)}`,
+          );
+        }
+        if (!real) {
+          for (const [decision, n] of Object.entries(body.counts ?? {})) {
+            dryRun[decision] = (dryRun[decision] ?? 0) + n;
+          }
+        }
+      }
     }
     // Every message delivered before the seek must be delivered (and acked) again.
     const deadline = Date.now() + 45_000;
@@ -297,6 +323,7 @@ export class ChaosSuite {
     }
     this.replay = {
       runs: runIds.length,
+      dryRun,
       missing,
       expected: before.size,
       redelivered: [...before].filter((key) => again.has(key)).length,
