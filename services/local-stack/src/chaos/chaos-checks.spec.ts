@@ -68,15 +68,21 @@ function flawless(): ChaosObservations {
           ? { error: { code: 'LLM_TIMEOUT', message: 'hung', retryable: true } }
           : {}),
         outputs:
-          run.finalizeFailure?.stepId === stepId
+          run.finalizeFailure?.stepId === stepId ||
+          (killed && run.kill?.moment === 'before_finalize')
             ? { gcs_uri: 'gs://b/x.json', execution: { recoveredFromArtifact: true } }
             : {},
       });
       const record = (phase: ExecutionRecord['phase'], at: number): void => {
         obs.executions.push({ pid: 1, service: 's', runId, stepId, attempt: at, phase, at: T0 });
       };
+      const afterArtifact = killed && run.kill?.moment === 'before_finalize';
       if (killed) record('start', 1);
-      if (s === 'SUCCEEDED') {
+      if (afterArtifact) {
+        record('completed', 1);
+        record('recover', 2);
+        obs.claims.push({ runId, stepId, attempt, pid: 2 });
+      } else if (s === 'SUCCEEDED') {
         record('start', attempt);
         record('completed', attempt);
         obs.claims.push({ runId, stepId, attempt, pid: killed ? 2 : 1 });
@@ -137,7 +143,7 @@ function flawless(): ChaosObservations {
     if (run.kill !== undefined) {
       obs.injected.push({
         ...fault(run, 'worker_killed', 'killed', runId, REPORT_STEP[run.kill.timeframe]),
-        detail: { pid: 1 },
+        detail: { pid: 1, moment: run.kill.moment },
       });
     }
     if (run.writer?.mode === 'cancel') {
@@ -168,7 +174,12 @@ function fault(
 
 function isHeld(run: RunPlan, stepId: string): boolean {
   const held: Timeframe | undefined =
-    run.kill?.timeframe ?? (run.writer?.mode === 'cancel' ? run.writer.timeframe : undefined);
+    run.kill?.moment === 'model_call'
+      ? run.kill.timeframe
+      : run.writer?.mode === 'cancel'
+        ? run.writer.timeframe
+        : undefined;
+
   return held !== undefined && REPORT_STEP[held] === stepId;
 }
 
@@ -277,6 +288,17 @@ describe('evaluateChaos', () => {
     again.modelCalls.push({ ...answered, answered: false, aborted: true, behaviour: 'answer' });
     expect(row(again, 'model calls per LLM step').observed).toContain(
       'unanswered calls without a planned hang/kill/cancel',
+    );
+  });
+
+  it('fails when the worker killed after its artifact write was not finalized from that artifact', () => {
+    const obs = flawless();
+    const { final, run } = driven(obs, (p) => p.kill?.moment === 'before_finalize');
+    const step = final.steps[REPORT_STEP[run.plan.kill?.timeframe ?? '1M']];
+    if (step === undefined) throw new Error('no step');
+    step.outputs = { gcs_uri: 'gs://b/x.json' };
+    expect(row(obs, 'each fault injected and recovered as designed').observed).toContain(
+      "was not finalized from the killed worker's artifact",
     );
   });
 

@@ -90,7 +90,7 @@ const TERMINAL_RUN = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 function abandonedAllowed(plan: RunPlan): Set<Timeframe> {
   const allowed = new Set<Timeframe>();
   if (plan.hang !== undefined) allowed.add(plan.hang.timeframe);
-  if (plan.kill !== undefined) allowed.add(plan.kill.timeframe);
+  if (plan.kill?.moment === 'model_call') allowed.add(plan.kill.timeframe);
   if (plan.writer?.mode === 'cancel') allowed.add(plan.writer.timeframe);
   return allowed;
 }
@@ -402,7 +402,7 @@ export function describePlan(plan: RunPlan): string {
     .map((fault) => {
       switch (fault) {
         case 'worker_killed':
-          return `${fault}(${plan.kill?.timeframe ?? '?'})`;
+          return `${fault}(${plan.kill?.timeframe ?? '?'}, ${plan.kill?.moment ?? '?'})`;
         case 'duplicate_reorder':
           return `${fault}(x${plan.duplicates?.copies ?? '?'}, <${plan.duplicates?.maxDelayMs ?? '?'} ms)`;
         case 'orchestrator_crash':
@@ -430,7 +430,10 @@ function describeInjected(
   const by = (action: string): number => count(injected, (f) => f.action === action);
   switch (kind) {
     case 'worker_killed':
-      return `${by('killed')} SIGKILLs while holding a lease`;
+      return `${by('killed')} SIGKILLs while holding a lease (${count(
+        injected,
+        (f) => f.action === 'killed' && f.detail?.['moment'] === 'before_finalize',
+      )} after the artifact write)`;
     case 'duplicate_reorder':
       return `${by('duplicate')} extra copies, ${by('delayed')} originals held back`;
     case 'orchestrator_crash':
@@ -501,6 +504,15 @@ function faultRecoveryProblems(
           problems.push(`${label}: ${fault.stepId ?? ''} ended ${step?.status ?? '?'}`);
         if (finalClaim === undefined || finalClaim.pid === pid) {
           problems.push(`${label}: the step was not reclaimed by a fresh worker process`);
+        }
+        // Killed after its artifact write: the reclaim must finalize from that artifact.
+        if (
+          fault.detail?.['moment'] === 'before_finalize' &&
+          step?.outputs.execution?.recoveredFromArtifact !== true
+        ) {
+          problems.push(
+            `${label}: ${fault.stepId ?? ''} was not finalized from the killed worker's artifact`,
+          );
         }
         break;
       }

@@ -8,9 +8,11 @@ import {
   LlmReportHandler,
   loadLlmReportConfig,
 } from '@tda/service-worker-llm-report';
+import { createBackends } from '@tda/backends';
 import { bootstrapWorkerService, runWorkerMain } from '@tda/worker-kit';
 import { z } from 'zod';
-import { countingHandler } from './counting-handler';
+import { FinalizeHoldingStore } from './chaos-store';
+import { countingHandler, type ExecutionRecord } from './counting-handler';
 
 /**
  * The LLM_REPORT worker as a separate process for the chaos suite, so that it can really be
@@ -31,6 +33,24 @@ const chaosWorkerSchema = z.object({
   TDA_CHAOS_REQUEST_DEADLINE_MS: z.coerce.number().int().positive(),
   TDA_CHAOS_FINALIZE_BUDGET_MS: z.coerce.number().int().positive(),
   TDA_CHAOS_MIN_REPAIR_WINDOW_MS: z.coerce.number().int().min(0),
+  /** JSON [{ownerId, stepId}]: finalize writes this process holds until it is killed. */
+  TDA_CHAOS_HOLD_FINALIZE: z
+    .string()
+    .default('[]')
+    .transform((text, ctx) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      const parsed = z
+        .array(z.object({ ownerId: z.string().min(1), stepId: z.string().min(1) }))
+        .safeParse(json);
+      if (parsed.success) return parsed.data;
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of {ownerId, stepId}' });
+      return z.NEVER;
+    }),
 });
 
 async function boot(): Promise<{
@@ -45,6 +65,8 @@ async function boot(): Promise<{
     projectId: config.GOOGLE_CLOUD_PROJECT,
   });
   const runtime = await createLlmReportRuntime(config);
+  const record = (entry: ExecutionRecord): void =>
+    appendFileSync(chaos.TDA_CHAOS_EXECUTIONS_FILE, `${JSON.stringify(entry)}\n`);
   try {
     const handle = await bootstrapWorkerService({
       service: LLM_REPORT_SERVICE,
@@ -55,6 +77,27 @@ async function boot(): Promise<{
         heartbeatMs: chaos.TDA_CHAOS_HEARTBEAT_MS,
         timeoutMs: chaos.TDA_CHAOS_STEP_TIMEOUT_MS,
         handlerRetryBaseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
+      },
+      // The real adapters; the store holds the planned finalize writes (none by default).
+      createBackends: async (c) => {
+        const backends = await createBackends(c);
+        const holds = chaos.TDA_CHAOS_HOLD_FINALIZE;
+        if (holds.length === 0) return backends;
+        return {
+          ...backends,
+          store: new FinalizeHoldingStore(backends.store, holds, (runId, stepId, uri) =>
+            record({
+              pid: process.pid,
+              service: LLM_REPORT_SERVICE,
+              runId,
+              stepId,
+              attempt: 0,
+              phase: 'finalize_held',
+              at: Date.now(),
+              ...(uri === undefined ? {} : { uri }),
+            }),
+          ),
+        };
       },
       createHandler: () =>
         countingHandler(
@@ -70,8 +113,7 @@ async function boot(): Promise<{
             },
           }),
           LLM_REPORT_SERVICE,
-          (record) =>
-            appendFileSync(chaos.TDA_CHAOS_EXECUTIONS_FILE, `${JSON.stringify(record)}\n`),
+          record,
         ),
       startedFields: () => ({
         pid: process.pid,

@@ -100,7 +100,7 @@ export class ChaosModelServer {
     const key = `${runId}|${timeframe}`;
     const first = this.chaos.next(`model:${key}`) === 0;
     const holds =
-      plan.kill?.timeframe === timeframe ||
+      (plan.kill?.moment === 'model_call' && plan.kill.timeframe === timeframe) ||
       (plan.writer?.mode === 'cancel' && plan.writer.timeframe === timeframe);
     if (holds && !this.released.has(key)) return 'hold';
     if (plan.hang?.timeframe === timeframe) {

@@ -41,6 +41,8 @@ describe('planChaos', () => {
         expect(run.faults).toEqual(['worker_killed']);
         expect(run.kill).toBeDefined();
       }
+      // One kill during the model call, one after the artifact write (seeded order).
+      expect(kills.map((r) => r.kill?.moment).sort()).toEqual(['before_finalize', 'model_call']);
     }
   });
 

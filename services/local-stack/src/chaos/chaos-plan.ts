@@ -52,14 +52,19 @@ const IN_PROCESS_STEPS = [
 ] as const;
 
 export type ExpectedStatus = 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+export type KillMoment = 'model_call' | 'before_finalize';
 
 export interface RunPlan {
   index: number;
   /** X-TDA-Owner of the trigger: how the decorators recognise the run before its runId is known. */
   ownerId: string;
   faults: FaultKind[];
-  /** worker_killed: the LLM step whose model call is held until the worker process is killed. */
-  kill?: { timeframe: Timeframe };
+  /**
+   * worker_killed: the LLM step during which the worker process is killed: while its model call
+   * is held (`model_call`), or after it wrote the report artifact, while its finalize write is
+   * held (`before_finalize`, the seed-002 split brain).
+   */
+  kill?: { timeframe: Timeframe; moment: KillMoment };
   /** duplicate_reorder: applied to every step-ready / step-event message of the run. */
   duplicates?: { copies: 1 | 2; maxDelayMs: number };
   /** orchestrator_crash: the READY step whose step-ready publish is lost. */
@@ -210,13 +215,18 @@ export function planChaos(options: PlanOptions): ChaosPlan {
     }
     runs.push(run);
   }
+  // The kill moments alternate, starting with a seeded one.
+  const moments: KillMoment[] = shuffle(random, ['model_call', 'before_finalize'] as const);
   for (let k = 0; k < options.kills; k += 1) {
     const index = shared + k;
     runs.push({
       index,
       ownerId: `${options.ownerPrefix}-r${index}`,
       faults: ['worker_killed'],
-      kill: { timeframe: pick(random, ['1M', '1w'] as const) },
+      kill: {
+        timeframe: pick(random, ['1M', '1w'] as const),
+        moment: moments[k % moments.length] ?? 'model_call',
+      },
       expected: 'SUCCEEDED',
     });
   }

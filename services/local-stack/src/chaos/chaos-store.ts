@@ -87,3 +87,50 @@ export class ChaosFlowRunStore implements FlowRunStore {
     );
   }
 }
+
+/** A finalize write to hold: the `stepId` step of the run triggered by `ownerId`. */
+export interface FinalizeHold {
+  ownerId: string;
+  stepId: string;
+}
+
+/**
+ * A FlowRunStore decorator for the worker process the chaos suite kills after its artifact write:
+ * the planned step's SUCCEEDED write never completes (`onHold` tells the test, which then
+ * SIGKILLs the process). Runs are recognised by owner id, learnt from the reads that pass through
+ * (the harness reads the run before it claims), so it costs no extra read.
+ */
+export class FinalizeHoldingStore implements FlowRunStore {
+  private readonly owners = new Map<string, string>();
+
+  constructor(
+    private readonly inner: FlowRunStore,
+    private readonly holds: readonly FinalizeHold[],
+    private readonly onHold: (runId: string, stepId: string, uri: string | undefined) => void,
+  ) {}
+
+  create(run: FlowRun): Promise<VersionedRun> {
+    return this.inner.create(run);
+  }
+
+  async get(runId: string): Promise<VersionedRun | null> {
+    const read = await this.inner.get(runId);
+    if (read?.run.ownerId !== undefined) this.owners.set(runId, read.run.ownerId);
+    return read;
+  }
+
+  list(query: RunListQuery): Promise<RunListPage> {
+    return this.inner.list(query);
+  }
+
+  update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
+    const owner = this.owners.get(runId);
+    const hold = this.holds.find(
+      (h) => h.ownerId === owner && patch[`steps.${h.stepId}.status`] === 'SUCCEEDED',
+    );
+    if (hold === undefined) return this.inner.update(runId, patch, expectedVersion);
+    const uri = patch[`steps.${hold.stepId}.outputs.gcs_uri`];
+    this.onHold(runId, hold.stepId, typeof uri === 'string' ? uri : undefined);
+    return new Promise<never>(() => undefined);
+  }
+}

@@ -132,6 +132,8 @@ export class ChaosSuite {
   private readonly loggers = new Map<string, MemoryLogger>();
   private readonly brokers: ChaosBroker[] = [];
   private readonly rogueWriters: RogueWriter[] = [];
+  /** Owners of kill runs whose worker was killed (a fresh process holds nothing for them). */
+  private readonly killedOwners = new Set<string>();
   private readonly dataDir: string;
   private readonly workDir: string;
   private readonly executionsFile: string;
@@ -432,7 +434,7 @@ export class ChaosSuite {
       }
       if (plan.writer?.mode === 'cancel')
         sideTasks.push(this.cancelWhenHeld(runId, plan.writer.timeframe));
-      if (plan.kill !== undefined) sideTasks.push(this.killWhenHeld(runId, plan.kill.timeframe));
+      if (plan.kill !== undefined) sideTasks.push(this.killWhenHeld(runId, plan));
       const side = Promise.all(sideTasks);
       // A side task that fails (e.g. the kill found no lease) ends the wait at once.
       const final = await Promise.race([
@@ -498,22 +500,46 @@ export class ChaosSuite {
   }
 
   /**
-   * worker_killed: the model call of the planned report step is held; the worker process is
-   * then holding the step's lease (checked on the run document) and gets SIGKILL. A fresh
-   * process starts; the reconciler must reclaim the step once the lease expires.
+   * worker_killed: the worker process is caught inside the planned report step — its model call
+   * held by the scripted endpoint (`model_call`), or its finalize write held after the report
+   * artifact was written (`before_finalize`) — while the run document shows the step RUNNING
+   * under that process's lease, and gets SIGKILL. A fresh process starts; the reconciler must
+   * reclaim the step once the lease expires, and the fresh worker finish it (from the artifact,
+   * in the second case).
    */
-  private async killWhenHeld(runId: string, timeframe: Timeframe): Promise<void> {
-    const model = this.requireModel();
-    await withTimeout(
-      model.waitForCall(
-        (c) => c.runId === runId && c.timeframe === timeframe && c.behaviour === 'hold',
-      ),
-      45_000,
-      `the ${timeframe} model call of ${runId}`,
-    );
+  private async killWhenHeld(runId: string, plan: RunPlan): Promise<void> {
+    const { kill } = plan;
+    if (kill === undefined) return;
+    const stepId = REPORT_STEP[kill.timeframe];
+    let artifactUri: string | undefined;
+    if (kill.moment === 'model_call') {
+      await withTimeout(
+        this.requireModel().waitForCall(
+          (c) => c.runId === runId && c.timeframe === kill.timeframe && c.behaviour === 'hold',
+        ),
+        45_000,
+        `the ${kill.timeframe} model call of ${runId}`,
+      );
+    } else {
+      const held = await withTimeout(
+        this.waitForExecutionRecord(
+          (r) => r.runId === runId && r.stepId === stepId && r.phase === 'finalize_held',
+        ),
+        45_000,
+        `the held finalize of ${stepId} in ${runId}`,
+      );
+      artifactUri = held.uri;
+      if (
+        artifactUri === undefined ||
+        !(await this.requireStack().backends.artifacts.exists(artifactUri))
+      ) {
+        throw new Error(
+          `the finalize of ${stepId} was held, but its artifact ${artifactUri ?? '?'} is missing`,
+        );
+      }
+    }
     const victim = this.llm;
     if (victim === undefined) throw new Error('no LLM worker process to kill');
-    const stepId = REPORT_STEP[timeframe];
     const step = (await this.requireStack().backends.store.get(runId))?.run.steps[stepId];
     const owner = step?.lease?.owner ?? '';
     if (
@@ -526,15 +552,32 @@ export class ChaosSuite {
       );
     }
     await victim.kill();
+    this.killedOwners.add(plan.ownerId);
     this.chaos.record({
       kind: 'worker_killed',
       runId,
       stepId,
       action: 'killed',
-      detail: { pid: victim.pid, attempt: step.attempt, leaseOwner: owner },
+      detail: {
+        pid: victim.pid,
+        moment: kill.moment,
+        attempt: step.attempt,
+        leaseOwner: owner,
+        ...(artifactUri === undefined ? {} : { artifactUri }),
+      },
     });
     this.llm = await this.startLlmWorker();
-    model.release(runId, timeframe);
+    this.requireModel().release(runId, kill.timeframe);
+  }
+
+  private async waitForExecutionRecord(
+    match: (record: ExecutionRecord) => boolean,
+  ): Promise<ExecutionRecord> {
+    for (;;) {
+      const found = this.childExecutions().find(match);
+      if (found !== undefined) return found;
+      await sleep(100);
+    }
   }
 
   /** conflicting_writer (cancel): the run is cancelled while its report step is running. */
@@ -595,6 +638,13 @@ export class ChaosSuite {
         TDA_CHAOS_REQUEST_DEADLINE_MS: String(llm.requestDeadlineMs),
         TDA_CHAOS_FINALIZE_BUDGET_MS: String(llm.finalizeBudgetMs),
         TDA_CHAOS_MIN_REPAIR_WINDOW_MS: String(llm.minRepairWindowMs),
+        TDA_CHAOS_HOLD_FINALIZE: JSON.stringify(
+          this.plan
+            .filter(
+              (r) => r.kill?.moment === 'before_finalize' && !this.killedOwners.has(r.ownerId),
+            )
+            .map((r) => ({ ownerId: r.ownerId, stepId: REPORT_STEP[r.kill?.timeframe ?? '1M'] })),
+        ),
       },
     });
     this.workerProcesses.push(worker);
@@ -605,8 +655,14 @@ export class ChaosSuite {
     if (!existsSync(this.executionsFile)) return [];
     return readFileSync(this.executionsFile, 'utf8')
       .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as ExecutionRecord);
+      .flatMap((line) => {
+        // The last line may still be being written by a live process.
+        try {
+          return line.trim() === '' ? [] : [JSON.parse(line) as ExecutionRecord];
+        } catch {
+          return [];
+        }
+      });
   }
 
   private logger(service: string): MemoryLogger {

@@ -7,9 +7,15 @@ export interface ExecutionRecord {
   runId: string;
   stepId: string;
   attempt: number;
-  /** start → completed | threw (an execute call); recover (a recovery from the artifact). */
-  phase: 'start' | 'completed' | 'threw' | 'recover';
+  /**
+   * start → completed | threw (an execute call); recover (a recovery from the artifact);
+   * finalize_held (the chaos worker process holds this step's finalize write, see
+   * FinalizeHoldingStore).
+   */
+  phase: 'start' | 'completed' | 'threw' | 'recover' | 'finalize_held';
   at: number;
+  /** finalize_held: the artifact the held finalize points at. */
+  uri?: string;
 }
 
 export type ExecutionSink = (record: ExecutionRecord) => void;
