@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ChaosBroker } from './chaos-broker';
 import { ChaosController } from './chaos-controller';
 import type { ChaosPlan, RunPlan } from './chaos-plan';
-import { ChaosFlowRunStore, InjectedStoreError } from './chaos-store';
+import { ChaosFlowRunStore, FinalizeHoldingStore, InjectedStoreError } from './chaos-store';
 import { countingHandler, type ExecutionRecord } from './counting-handler';
 
 function controller(...runs: Omit<RunPlan, 'index' | 'expected'>[]): ChaosController {
@@ -134,9 +134,10 @@ describe('ChaosBroker', () => {
   });
 });
 
-function runFor(ownerId: string): FlowRun {
+function runFor(ownerId: string, suffix = 'abc'): FlowRun {
   return makeFlowRun({
     ownerId,
+    suffix,
     steps: {
       'ohlcv_export:1d': makeStep({ status: 'RUNNING', attempt: 1 }),
       'charts:1d:x': makeStep({
@@ -211,6 +212,36 @@ describe('ChaosFlowRunStore', () => {
       VersionConflictError,
     );
     expect(chaos.conflicts.get(created.run.runId)).toBe(1);
+  });
+});
+
+describe('FinalizeHoldingStore', () => {
+  it("holds the planned step's SUCCEEDED write forever (once the run's owner is known), nothing else", async () => {
+    const inner = new InMemoryFlowRunStore();
+    const held: string[] = [];
+    const store = new FinalizeHoldingStore(
+      inner,
+      [{ ownerId: 'o-1', stepId: 'ohlcv_export:1d' }],
+      (runId, stepId, uri) => held.push(`${runId} ${stepId} ${uri ?? '-'}`),
+    );
+    const mine = await store.create(runFor('o-1'));
+    const other = await inner.create(runFor('o-2', 'xyz'));
+    const finalize = {
+      'steps.ohlcv_export:1d.status': 'SUCCEEDED',
+      'steps.ohlcv_export:1d.outputs.gcs_uri': 'gs://b/a.json',
+    };
+    await store.get(mine.run.runId);
+    await store.get(other.run.runId);
+    // Another run's finalize and this run's other writes pass.
+    await store.update(other.run.runId, finalize, other.version);
+    const beat = await store.update(mine.run.runId, {}, mine.version);
+    const settled = await Promise.race([
+      store.update(mine.run.runId, finalize, beat.version).then(() => 'written'),
+      new Promise((resolve) => setTimeout(() => resolve('held'), 50)),
+    ]);
+    expect(settled).toBe('held');
+    expect(held).toEqual([`${mine.run.runId} ohlcv_export:1d gs://b/a.json`]);
+    expect((await inner.get(mine.run.runId))?.run.steps['ohlcv_export:1d']?.status).toBe('RUNNING');
   });
 });
 
