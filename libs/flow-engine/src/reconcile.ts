@@ -3,6 +3,7 @@ import { advance, type AdvanceResult } from './advance';
 import { InvalidRequestError } from './errors';
 import { decideLeaseExpiry, type LeaseExpiryDecision } from './lease';
 import { applyPatch, isEmptyPatch, mergePatches, sortedSteps, type RunPatch } from './patch';
+import { isTerminalRunStatus } from './run-status';
 import { DEFAULT_STEP_POLICIES, DEFAULT_STEP_POLICY, MAX_STEP_ATTEMPTS_LIMIT } from './step-policy';
 import { decideStepTimeout, STEP_TIMEOUT_GRACE_MS, type StepTimeoutDecision } from './step-timeout';
 import { timestampMs, toTimestamp } from './time';
@@ -269,6 +270,64 @@ export function reconcileRun(run: FlowRun, options: ReconcileOptions): Reconcile
     .filter((id) => after.steps[id]?.status === 'READY')
     .sort();
   return { patch, republish, reclaimed, failed, timedOut, cancelled, drift, advance: next };
+}
+
+/**
+ * The reconciler's pass over a run that already ended (FAILED, CANCELLED, SUCCEEDED), pure. Only
+ * one thing can still be out of line there: a step left RUNNING because its worker died before a
+ * heartbeat could tell it the run ended (cancel, fail-fast). Once its lease has expired it is
+ * closed CANCELLED (decideLeaseExpiry: "abandoned after the run ended"; drift lease_expired /
+ * cancel_step, as reconcileRun reports it) and the progress counters follow. A step whose lease is
+ * still valid is left to its worker: its next heartbeat sees the run ended and finalizes it. No
+ * step timeout, no republish, no advance and no progress-only write: nothing else about an ended
+ * run changes. A run that is not terminal (re-opened since it was listed) -> nothing.
+ */
+export function reconcileEndedRun(
+  run: FlowRun,
+  options: Pick<ReconcileOptions, 'now'>,
+): ReconcileResult {
+  toTimestamp(options.now);
+  const patches: RunPatch[] = [];
+  const cancelled: string[] = [];
+  const drift: DriftItem[] = [];
+  if (isTerminalRunStatus(run.status)) {
+    for (const [stepId, step] of sortedSteps(run)) {
+      if (step.status !== 'RUNNING') continue;
+      // maxAttempts does not matter in an ended run (always cancel); the step's own is honest.
+      const decision = decideLeaseExpiry(run, stepId, {
+        now: options.now,
+        maxAttempts: effectiveMaxAttempts(step),
+      });
+      if (decision.kind !== 'cancel') continue;
+      patches.push(decision.patch);
+      cancelled.push(stepId);
+      drift.push({
+        kind: 'lease_expired',
+        action: 'cancel_step',
+        stepId,
+        detail: {
+          attempt: step.attempt,
+          leaseOwner: step.lease?.owner ?? null,
+          leaseExpiresAt: step.lease?.expiresAt ?? null,
+          runStatus: run.status,
+        },
+      });
+    }
+  }
+  const supervised = mergePatches(...patches);
+  // advance on a terminal run only recomputes progress: counters follow the closed steps.
+  const next = advance(applyPatch(run, supervised), options.now);
+  const patch = cancelled.length === 0 ? supervised : mergePatches(supervised, next.patch);
+  return {
+    patch,
+    republish: [],
+    reclaimed: [],
+    failed: [],
+    timedOut: [],
+    cancelled,
+    drift,
+    advance: next,
+  };
 }
 
 /** A SUCCEEDED step's primary artifact, to be checked for existence (the check is I/O). */

@@ -47,6 +47,12 @@ export const orchestratorConfigSchema = z
     /** Runs one reconcile pass (timer or /admin/reconcile) looks at; the report says truncated. */
     TDA_RECONCILE_MAX_RUNS: z.coerce.number().int().min(1).max(10_000).default(1_000),
     /**
+     * Ended runs (FAILED, and CANCELLED, each newest-created first) one reconcile pass also looks
+     * at for steps left RUNNING by a dead worker (closed CANCELLED once the lease expired); per
+     * status; 0 = never.
+     */
+    TDA_RECONCILE_ENDED_RUNS: z.coerce.number().int().min(0).max(10_000).default(200),
+    /**
      * Run timeout applied when a trigger gives no deadlineSeconds; 0 = runs without a deadline.
      * Not seed 004's 600 s: flow 1 runs two LLM reports one after the other, each allowed up to
      * 10 minutes (seed 002), so 600 s would time out healthy runs.

@@ -57,6 +57,11 @@ export const ADMIN_RECONCILE_SCHEMAS: Readonly<Record<string, Json>> = {
       startedAt: { type: 'string', format: 'date-time' },
       durationMs: count,
       runsScanned: count,
+      endedRunsScanned: {
+        ...count,
+        description:
+          'FAILED and CANCELLED runs looked at (newest TDA_RECONCILE_ENDED_RUNS of each) for steps a dead worker left RUNNING',
+      },
       maxRuns: count,
       truncated: {
         type: 'boolean',

@@ -9,6 +9,7 @@ import {
   artifactMissingDrift,
   expectedArtifacts,
   isEmptyPatch,
+  reconcileEndedRun,
   reconcileRun,
   type DriftItem,
   type DriftKind,
@@ -57,6 +58,11 @@ export interface ReconcileReport {
   durationMs: number;
   /** RUNNING runs looked at (+ queued runs the admission pass looked at, apply only). */
   runsScanned: number;
+  /**
+   * Ended runs (FAILED, CANCELLED) looked at for steps left RUNNING by a dead worker: the newest
+   * TDA_RECONCILE_ENDED_RUNS of each status (a window, never `truncated`).
+   */
+  endedRunsScanned: number;
   maxRuns: number;
   /** More runs were left than maxRuns allowed: run the pass again (or raise the limit). */
   truncated: boolean;
@@ -88,6 +94,8 @@ export interface ReconcileReport {
 
 // PENDING runs are queued: only RunAdmission starts (or ends) them, at the end of each pass.
 const ACTIVE_STATUSES: readonly RunStatus[] = ['RUNNING'];
+// SUCCEEDED runs cannot hold a RUNNING step (every step finished for the run to succeed).
+const ENDED_STATUSES: readonly RunStatus[] = ['FAILED', 'CANCELLED'];
 /** Conflicts in a pass are not worth long retries: the next pass decides again. */
 const RECONCILE_WRITE_ATTEMPTS = 3;
 /** Drift lines named in the reconcile_finished log line (the full list is in the report). */
@@ -100,7 +108,9 @@ const LOGGED_DRIFT_MAX = 20;
  * run deadline (RUN_TIMEOUT), the failure policy and new READY steps; at most one conditional
  * write per run per pass; then step-ready for every READY step that has waited longer than
  * TDA_READY_REPUBLISH_AFTER_MS or became READY in this pass. The same pass as a dry run reports
- * the drift without writing or publishing anything. Apply passes never overlap.
+ * the drift without writing or publishing anything. Apply passes never overlap. The newest
+ * TDA_RECONCILE_ENDED_RUNS FAILED and CANCELLED runs are looked at too: a step left RUNNING there
+ * by a dead worker is closed CANCELLED once its lease expired (reconcileEndedRun).
  */
 @Injectable()
 export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -180,6 +190,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       startedAt: started.toISOString(),
       durationMs: 0,
       runsScanned: 0,
+      endedRunsScanned: 0,
       maxRuns,
       truncated: false,
       runsWritten: 0,
@@ -213,7 +224,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
           }
           visited.add(run.runId);
           report.runsScanned += 1;
-          const drift = await this.reconcileOne(run, report, mode);
+          const drift = await this.reconcileOne(run, report, mode, 'active');
           if (options.checkArtifacts === true && drift.error === undefined) {
             await this.checkArtifacts(drift.checked, drift.entry, report);
           }
@@ -224,6 +235,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
     }
+    await this.scanEnded(report, mode);
     for (const entry of report.drift.runs) {
       for (const item of entry.items) {
         report.drift.total += 1;
@@ -237,6 +249,36 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     report.durationMs = Math.max(0, this.context.clock().getTime() - started.getTime());
     this.logFinished(report);
     return report;
+  }
+
+  /**
+   * Issue 5 "no lost steps": a run that ended (cancel, fail-fast) while a worker held a step, and
+   * whose worker died before a heartbeat could finalize the step, would keep that step RUNNING
+   * forever. The newest ended runs of each status get reconcileEndedRun (only expired leases are
+   * closed CANCELLED; nothing else about an ended run changes). Their drift joins the report.
+   */
+  private async scanEnded(report: ReconcileReport, mode: ReconcileMode): Promise<void> {
+    const window = this.context.config.TDA_RECONCILE_ENDED_RUNS;
+    for (const status of ENDED_STATUSES) {
+      let seen = 0;
+      let cursor: string | undefined;
+      while (seen < window && !this.stopped) {
+        const page = await this.context.store.list({
+          status,
+          limit: Math.min(LIST_LIMIT_MAX, window - seen),
+          ...(cursor === undefined ? {} : { cursor }),
+        });
+        for (const run of page.runs) {
+          if (seen >= window || this.stopped) break;
+          seen += 1;
+          report.endedRunsScanned += 1;
+          const { entry } = await this.reconcileOne(run, report, mode, 'ended');
+          if (entry.items.length > 0 || entry.error !== undefined) report.drift.runs.push(entry);
+        }
+        cursor = page.nextCursor ?? undefined;
+        if (cursor === undefined) break;
+      }
+    }
   }
 
   /** Queued runs the admission pass looked at, started or ended count as this pass's work. */
@@ -269,6 +311,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     listed: FlowRun,
     report: ReconcileReport,
     mode: ReconcileMode,
+    scope: 'active' | 'ended',
   ): Promise<{ entry: RunDrift; checked: FlowRun; error?: unknown }> {
     const entry: RunDrift = {
       runId: listed.runId,
@@ -278,10 +321,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     };
     try {
       if (mode === 'dry_run') {
-        entry.items = reconcileRun(listed, this.options()).drift;
+        entry.items = this.decide(listed, scope).drift;
         return { entry, checked: listed };
       }
-      return { entry, checked: await this.applyOne(listed, entry, report) };
+      return { entry, checked: await this.applyOne(listed, entry, report, scope) };
     } catch (error) {
       report.errors += 1;
       const mapped = mapError(error);
@@ -297,16 +340,23 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
+  private decide(run: FlowRun, scope: 'active' | 'ended'): ReconcileResult {
+    return scope === 'ended'
+      ? reconcileEndedRun(run, this.options())
+      : reconcileRun(run, this.options());
+  }
+
   private async applyOne(
     listed: FlowRun,
     entry: RunDrift,
     report: ReconcileReport,
+    scope: 'active' | 'ended',
   ): Promise<FlowRun> {
     const outcome = await updateWithRetry<{ decision: ReconcileResult; read: FlowRun }>(
       this.context.store,
       listed.runId,
       (run) => {
-        const decision = reconcileRun(run, this.options());
+        const decision = this.decide(run, scope);
         return isEmptyPatch(decision.patch)
           ? { kind: 'noop', reason: 'nothing_to_write', result: { decision, read: run } }
           : { kind: 'write', patch: decision.patch, result: { decision, read: run } };
@@ -326,7 +376,8 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       report.timedOutSteps += decision.timedOut.length;
       report.cancelledSteps += decision.cancelled.length;
       if (decision.advance.termination !== undefined) report.runsFinished += 1;
-      this.advancer.logAdvanced(run, decision.advance, 'reconcile');
+      // closing a dead worker's step in an ended run is not an advance of the run
+      if (scope === 'active') this.advancer.logAdvanced(run, decision.advance, 'reconcile');
     }
     if (decision.republish.length === 0) return run;
     const fresh = new Set(decision.advance.newlyReady);
