@@ -17,4 +17,5 @@ export * from './cloud-event.ingress';
 export * from './cloud-event.route';
 export * from './step-worker.factory';
 export * from './worker-service';
+export * from './worker-step-policy';
 export * from './worker-main';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBackends, type Backends } from '@tda/backends';
-import { loadConfig, type EnvSource } from '@tda/config';
+import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
 import { makeFlowRun } from '@tda/flow-store/testing';
 import { BrokerPublisher } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
@@ -10,6 +10,7 @@ import { expectEventually } from '@tda/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HarnessConfigError } from './harness-policy';
+import { StepHarnessRegistry } from './step-harness.registry';
 import { memoryWorkerEnv, TestStepHandler } from './testing';
 import {
   bootstrapWorkerService,
@@ -149,13 +150,47 @@ describe('bootstrapWorkerService', () => {
     expect(o.log.withEvent('service_started')).toHaveLength(0);
   });
 
+  it('refuses a step policy that cannot work (env + service policy) before opening the backends', async () => {
+    const { counts, factory } = countingBackends();
+    const o = options(await configFor({ TDA_STEP_LEASE_SECONDS: '1' }), {
+      createBackends: factory,
+      policy: { heartbeatMs: 5_000 },
+    });
+    const boot = bootstrapWorkerService(o);
+    await expect(boot).rejects.toBeInstanceOf(ConfigError);
+    await expect(boot).rejects.toThrow(/heartbeat \(5 s\) must be shorter than the lease \(1 s\)/);
+    expect(counts).toEqual({ created: 0, closed: 0 });
+  });
+
+  it('applies the TDA_STEP_* env to the harness and logs the effective step policy', async () => {
+    const o = options(
+      await configFor({ TDA_STEP_TIMEOUT_SECONDS: '30', TDA_STEP_RETRY_TRIES: '1' }),
+      { policy: { maxAttempts: 7 } },
+    );
+    const handle = await bootstrapWorkerService(o);
+    cleanups.push(() => handle.close());
+    const harness = handle.worker.app
+      .get(StepHarnessRegistry, { strict: false })
+      .harnessFor('OHLCV_EXPORT');
+    expect(harness?.policy).toMatchObject({
+      timeoutMs: 30_000,
+      handlerMaxTries: 1,
+      maxAttempts: 7,
+    });
+    expect(o.log.withEvent('service_started')[0]).toMatchObject({
+      stepPolicy: { timeoutMs: 30_000, leaseMs: 60_000, retryTries: 1, maxAttempts: 7 },
+    });
+  });
+
   it('closes the backends when the microservice refuses to start', async () => {
     const { counts, factory } = countingBackends();
-    const o = options(await configFor(), {
-      createBackends: factory,
-      // heartbeat slower than the lease: refused while the module initialises
-      policy: { leaseMs: 1_000, heartbeatMs: 5_000 },
-    });
+    // A config that skipped its schema: the harness refuses the artifact prefix at module init.
+    const o = options(
+      { ...(await configFor()), TDA_ARTIFACTS_PREFIX: '/runs/' },
+      {
+        createBackends: factory,
+      },
+    );
     await expect(bootstrapWorkerService(o)).rejects.toBeInstanceOf(HarnessConfigError);
     expect(counts).toEqual({ created: 1, closed: 1 });
     expect(o.log.withEvent('service_started')).toHaveLength(0);

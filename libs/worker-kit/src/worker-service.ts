@@ -17,13 +17,16 @@ import { StepHarnessRegistry } from './step-harness.registry';
 import type { StepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
 import type { WorkerMicroservice } from './worker-microservice.factory';
+import { workerStepPolicy, workerStepPolicyEnv } from './worker-step-policy';
 
 /**
- * Env fields every worker service reads: the shared backend env plus its port and log level.
- * A worker's config.ts spreads these into its own single zod schema (with refineGoogleBackend).
+ * Env fields every worker service reads: the shared backend env, its port and log level, and the
+ * optional TDA_STEP_* step policy overrides (workerStepPolicyEnv). A worker's config.ts spreads
+ * these into its own single zod schema (with refineGoogleBackend).
  */
 export const workerServiceEnv = {
   ...backendEnv,
+  ...workerStepPolicyEnv,
   /** /healthz and /metrics (Cloud Run needs a listening port even for a pull-only worker). */
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
@@ -32,7 +35,7 @@ export const workerServiceEnv = {
 /** The worker env alone (tests, tools); a service extends workerServiceEnv in its own schema. */
 export const workerServiceConfigSchema = z.object(workerServiceEnv);
 
-/** What bootstrapWorkerService reads of a worker's config: BackendConfig + PORT + TDA_LOG_LEVEL. */
+/** What bootstrapWorkerService reads of a worker's config: BackendConfig, PORT, TDA_LOG_LEVEL, TDA_STEP_*. */
 export type WorkerServiceConfig = z.infer<typeof workerServiceConfigSchema>;
 
 /** What a worker's `bootstrap...()` takes: the env to validate and, in tests, a logger. */
@@ -81,7 +84,10 @@ export interface BootstrapWorkerServiceOptions<
   createHandler: (config: C) => H | Promise<H>;
   /** Service-specific fields of the service_started line (no secrets). */
   startedFields?: (config: C, handler: H) => Record<string, unknown>;
-  /** Harness policy over the one the config decides (e.g. a longer step timeout). */
+  /**
+   * Harness policy over the one the config decides (the step type's policy, then the TDA_STEP_*
+   * env), e.g. the LLM worker's own step timeout. The combination is validated at boot.
+   */
   policy?: Partial<StepHarnessPolicy>;
   maxInFlight?: number;
   drainTimeoutMs?: number;
@@ -146,12 +152,15 @@ export async function bootstrapWorkerService<
       projectId: config.GOOGLE_CLOUD_PROJECT,
     });
   const handler = await options.createHandler(config);
+  // Before any backend is opened: a policy that cannot work is a cheap ConfigError.
+  const stepPolicy = workerStepPolicy(service, config, handler.stepType, options.policy);
   const metrics = createMetrics({ service });
   const backends = await (options.createBackends ?? createBackends)(config);
   // What to undo, newest first, if a later boot step fails.
   const undo: (() => Promise<void>)[] = [() => backends.close()];
   let worker: WorkerMicroservice;
   let health: HealthServer;
+  let effectivePolicy: StepHarnessPolicy;
   try {
     const settings = stepWorkerSettings(config);
     worker = await createStepWorker({
@@ -162,18 +171,19 @@ export async function bootstrapWorkerService<
       logger,
       metrics,
       prefix: settings.prefix,
-      policy: { ...settings.policy, ...options.policy },
+      policy: { ...settings.policy, ...stepPolicy },
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
       ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
     });
     const { app } = worker;
     undo.unshift(() => app.close());
     await app.listen();
+    const harness = app.get(StepHarnessRegistry, { strict: false }).harnessFor(handler.stepType);
+    // createWorkerMicroservice already refused a handler set without this step type.
+    if (harness === undefined) throw new Error(`no harness for ${handler.stepType}`);
+    effectivePolicy = harness.policy;
     const routes: HttpRoute[] = [];
     if (options.cloudEvents === true) {
-      const harness = app.get(StepHarnessRegistry, { strict: false }).harnessFor(handler.stepType);
-      // createWorkerMicroservice already refused a handler set without this step type.
-      if (harness === undefined) throw new Error(`no harness for ${handler.stepType}`);
       routes.push(
         cloudEventRoute(new CloudEventIngress({ harness, store: backends.store, logger }), logger),
       );
@@ -190,6 +200,16 @@ export async function bootstrapWorkerService<
     backend: backends.describe(),
     stepType: handler.stepType,
     ingress: options.cloudEvents === true ? ['pubsub', 'cloudevents'] : ['pubsub'],
+    // The effective step policy (step type defaults, TDA_STEP_* env, service overrides).
+    stepPolicy: {
+      timeoutMs: effectivePolicy.timeoutMs,
+      leaseMs: effectivePolicy.leaseMs,
+      heartbeatMs: effectivePolicy.heartbeatMs,
+      maxAttempts: effectivePolicy.maxAttempts,
+      retryTries: effectivePolicy.handlerMaxTries,
+      retryBaseDelayMs: effectivePolicy.handlerRetryBaseDelayMs,
+      retryMaxDelayMs: effectivePolicy.handlerRetryMaxDelayMs,
+    },
     ...options.startedFields?.(config, handler),
   });
   let closing: Promise<void> | undefined;

@@ -44,6 +44,29 @@ describe('worker-llm-report config', () => {
     expect(problems).toContain('TDA_LLM_REQUEST_DEADLINE_SECONDS');
   });
 
+  it('takes the step timeout from TDA_LLM_STEP_TIMEOUT_SECONDS, else TDA_STEP_TIMEOUT_SECONDS, else the policy', () => {
+    expect(loadLlmReportConfig({ TDA_STEP_TIMEOUT_SECONDS: '400' })).toMatchObject({
+      TDA_STEP_TIMEOUT_SECONDS: 400,
+      TDA_LLM_STEP_TIMEOUT_SECONDS: 400,
+    });
+    expect(
+      loadLlmReportConfig({ TDA_STEP_TIMEOUT_SECONDS: '400', TDA_LLM_STEP_TIMEOUT_SECONDS: '500' })
+        .TDA_LLM_STEP_TIMEOUT_SECONDS,
+    ).toBe(500);
+    expect(loadLlmReportConfig({}).TDA_LLM_STEP_TIMEOUT_SECONDS).toBe(780);
+  });
+
+  it('checks the finalize budget against the effective step timeout', () => {
+    expect(() => loadLlmReportConfig({ TDA_STEP_TIMEOUT_SECONDS: '100' })).toThrow(
+      /TDA_LLM_FINALIZE_BUDGET_SECONDS: must be less than the step timeout \(100 s/,
+    );
+    // the LLM-specific timeout wins, so the shared one does not matter then
+    expect(
+      loadLlmReportConfig({ TDA_STEP_TIMEOUT_SECONDS: '100', TDA_LLM_STEP_TIMEOUT_SECONDS: '300' })
+        .TDA_LLM_STEP_TIMEOUT_SECONDS,
+    ).toBe(300);
+  });
+
   it('refuses a finalize budget not below the step timeout', () => {
     expect(() =>
       loadLlmReportConfig({

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { OfflineAnalystClient } from '@tda/llm';
 import { createMemoryLogger } from '@tda/observability';
+import { StepHarnessRegistry } from '@tda/worker-kit';
 import { memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadLlmReportConfig } from './config';
@@ -49,6 +50,46 @@ describe('bootstrapLlmReportWorker', () => {
       stepTimeoutSeconds: 300,
       finalizeBudgetSeconds: 120,
     });
+  });
+
+  it('runs its harness with the TDA_STEP_* env and the effective LLM step timeout', async () => {
+    const memory = await memoryWorkerEnv({
+      TDA_STEP_TIMEOUT_SECONDS: '200',
+      TDA_STEP_LEASE_SECONDS: '4',
+      TDA_STEP_HEARTBEAT_SECONDS: '1',
+      TDA_STEP_MAX_ATTEMPTS: '2',
+      TDA_STEP_RETRY_BASE_DELAY_MS: '100',
+    });
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    const handle = await bootstrapLlmReportWorker({ env: memory.env, logger: log.logger });
+    cleanups.push(() => handle.close());
+    const harness = handle.worker.app
+      .get(StepHarnessRegistry, { strict: false })
+      .harnessFor('LLM_REPORT');
+    expect(harness?.policy).toMatchObject({
+      timeoutMs: 200_000,
+      leaseMs: 4_000,
+      heartbeatMs: 1_000,
+      maxAttempts: 2,
+      handlerMaxTries: 3,
+      handlerRetryBaseDelayMs: 100,
+      handlerRetryMaxDelayMs: 400,
+    });
+    expect(log.withEvent('service_started')[0]).toMatchObject({
+      stepTimeoutSeconds: 200,
+      stepPolicy: { timeoutMs: 200_000, leaseMs: 4_000, heartbeatMs: 1_000, maxAttempts: 2 },
+    });
+  });
+
+  it('refuses to boot on a policy that cannot work, before opening anything', async () => {
+    const memory = await memoryWorkerEnv({ TDA_STEP_HEARTBEAT_SECONDS: '90' });
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    await expect(bootstrapLlmReportWorker({ env: memory.env, logger: log.logger })).rejects.toThrow(
+      /TDA_STEP_HEARTBEAT_SECONDS \/ TDA_STEP_LEASE_SECONDS: the heartbeat \(90 s\) must be shorter than the lease \(60 s\) of LLM_REPORT/,
+    );
+    expect(log.withEvent('service_started')).toEqual([]);
   });
 
   it('boots with a Gemini key without printing it', async () => {

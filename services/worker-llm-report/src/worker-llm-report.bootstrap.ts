@@ -25,7 +25,7 @@ export type BootstrapLlmReportWorkerOptions = WorkerBootOptions;
 /**
  * Standalone boot (main.ts): config → LLM client (Gemini, or the offline analyst without
  * credentials) → prompt registry (defaults seeded create-only in memory/emulators mode) →
- * worker-kit's bootstrapWorkerService with the step timeout as the harness deadline, consuming
+ * worker-kit's bootstrapWorkerService with the effective step timeout (config.ts) as the harness deadline, consuming
  * step-ready messages and serving POST /cloudevents.
  */
 export async function bootstrapLlmReportWorker(
@@ -47,7 +47,7 @@ export async function bootstrapLlmReportWorker(
       service: LLM_REPORT_SERVICE,
       config,
       logger,
-      policy: { timeoutMs: config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000 },
+      policy: { timeoutMs: Math.round(config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000) },
       // seed 002: Firestore document events (Eventarc) are an ingress beside step-ready messages.
       cloudEvents: true,
       createHandler: (c) => createLlmReportHandler(c, { registry, client, logger }),
