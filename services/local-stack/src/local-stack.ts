@@ -21,9 +21,10 @@ import {
 import {
   createStepWorker,
   stepWorkerSettings,
+  workerStepPolicy,
   type StepHandler,
   type StepHarnessPolicy,
-  type StepWorkerSettings,
+  type WorkerServiceConfig,
   type WorkerMicroservice,
 } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
@@ -143,16 +144,19 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const startWorker = async (
       service: LocalService,
       handler: StepHandler,
-      settings: StepWorkerSettings,
+      config: WorkerServiceConfig,
       policy: Partial<StepHarnessPolicy> = {},
     ): Promise<void> => {
+      const settings = stepWorkerSettings(config);
+      // The TDA_STEP_* overrides apply here as in the worker's own bootstrap (checked the same way).
+      const stepPolicy = workerStepPolicy(service, config, handler.stepType, policy);
       workers.push(
         await createStepWorker({
           ...adapters(service),
           handler: hooks.handler?.(handler, service) ?? handler,
           logger: options.loggerFor(service),
           ...settings,
-          policy: { ...settings.policy, ...policy, ...hooks.workerPolicy },
+          policy: { ...settings.policy, ...stepPolicy, ...hooks.workerPolicy },
         }),
       );
     };
@@ -161,7 +165,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       await startWorker(
         'worker-ohlcv-export',
         await createOhlcvExportHandler(ohlcvConfig),
-        stepWorkerSettings(ohlcvConfig),
+        ohlcvConfig,
       );
     }
     if (!omitted.has('CHART_EXPORT')) {
@@ -169,7 +173,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       await startWorker(
         'worker-chart-export',
         createChartExportHandler({ maxChartImageBytes: chartConfig.TDA_MAX_CHART_IMAGE_BYTES }),
-        stepWorkerSettings(chartConfig),
+        chartConfig,
       );
     }
     if (!omitted.has('LLM_REPORT')) {
@@ -190,7 +194,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           client: llmClient,
           logger: options.loggerFor('worker-llm-report'),
         }),
-        stepWorkerSettings(llmConfig),
+        llmConfig,
         { timeoutMs: llmConfig.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000 },
       );
     }
