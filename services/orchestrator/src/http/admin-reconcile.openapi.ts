@@ -1,6 +1,6 @@
 import { ERROR_CODES, RUN_STATUSES } from '@tda/contracts';
 
-type Json = Record<string, unknown>;
+import { error, type Json } from './openapi-parts';
 
 const DRIFT_KINDS = [
   'ready_unclaimed',
@@ -135,10 +135,6 @@ const PARAMETERS = [
   },
 ];
 
-const error = (description: string): Json => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
-});
 const report = (description: string): Json => ({
   description,
   content: {

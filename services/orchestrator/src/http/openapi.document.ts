@@ -3,8 +3,6 @@ import {
   FLOW_KEY_PATTERN,
   RUN_ID_PATTERN,
   RUN_STATUSES,
-  STEP_ID_MAX_LENGTH,
-  STEP_ID_PATTERN,
   STEP_STATUSES,
   STEP_TYPES,
   SYMBOL_PATTERN,
@@ -17,27 +15,7 @@ import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 
-type Json = Record<string, unknown>;
-
-const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Json, description: string): Json => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string): Json => json(ref('ApiError'), description);
-
-const RUN_ID_PARAM = {
-  name: 'runId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: RUN_ID_PATTERN.source, maxLength: 120 },
-};
-const STEP_ID_PARAM = {
-  name: 'stepId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: STEP_ID_PATTERN.source, maxLength: STEP_ID_MAX_LENGTH },
-};
+import { error, json, ref, RUN_ID_PARAM, STEP_ID_PARAM, type Json } from './openapi-parts';
 const COMMON_ERRORS = {
   '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
   '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),

@@ -1,5 +1,4 @@
 import {
-  RUN_ID_PATTERN,
   RUN_STATUSES,
   STEP_ID_MAX_LENGTH,
   STEP_ID_PATTERN,
@@ -7,36 +6,19 @@ import {
   STEP_TYPES,
 } from '@tda/contracts';
 import { SNAPSHOT_NAME_PATTERN } from '@tda/messaging';
+import { error, json, ref, RUN_ID_PARAM, STEP_ID_PARAM, type Json } from './openapi-parts';
 
 /*
  * The OpenAPI paths and schemas of the recovery operations (retry, rerun, replay, snapshots),
  * spread into openapi.document.ts; kept here so that document does not grow with every feature.
  */
 
-type Json = Record<string, unknown>;
-
-const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Json, description: string): Json => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const error = (description: string): Json => json(ref('ApiError'), description);
 const COMMON_ERRORS = {
   '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
   '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
 };
-const RUN_ID = {
-  name: 'runId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: RUN_ID_PATTERN.source, maxLength: 120 },
-};
-const STEP_ID = {
-  name: 'stepId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: STEP_ID_PATTERN.source, maxLength: STEP_ID_MAX_LENGTH },
-};
+const RUN_ID = RUN_ID_PARAM;
+const STEP_ID = STEP_ID_PARAM;
 const SNAPSHOT_NAME = { type: 'string', pattern: SNAPSHOT_NAME_PATTERN.source };
 
 export const RECOVERY_OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
