@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import type { DeployEnvironment } from './deployment-model';
+import { InfraError } from './infra.errors';
+
+/**
+ * deploy/environments.json: the skaffold profiles and the GCP project and region each deploys
+ * to. Everything project-specific in the rendered manifests comes from here.
+ */
+const environmentSchema = z.object({
+  project: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a GCP project id (6-30 of a-z 0-9 -)'),
+  region: z.string().regex(/^[a-z]+-[a-z]+[0-9]$/, 'must be a region such as europe-west1'),
+  pubsubPrefix: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,19}$/)
+    .default('tda'),
+  /** Default: `<project>-tda-artifacts`. */
+  artifactsBucket: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]{1,61}[a-z0-9]$/)
+    .optional(),
+  maxRunningRuns: z.number().int().min(1).max(10_000).default(20),
+});
+
+export const environmentsFileSchema = z
+  .record(
+    z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'profile names are a-z 0-9 -'),
+    environmentSchema,
+  )
+  .refine((value) => Object.keys(value).length > 0, 'at least one profile');
+
+export function parseEnvironments(json: unknown): DeployEnvironment[] {
+  const parsed = environmentsFileSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new InfraError('deploy/environments.json is invalid', {
+      issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+    });
+  }
+  return Object.entries(parsed.data).map(([profile, e]) => ({
+    profile,
+    project: e.project,
+    region: e.region,
+    pubsubPrefix: e.pubsubPrefix,
+    artifactsBucket: e.artifactsBucket ?? `${e.project}-tda-artifacts`,
+    maxRunningRuns: e.maxRunningRuns,
+  }));
+}
+
+/** The environment of `--profile`, or of `--project` (with its profile's region). */
+export function selectEnvironment(
+  environments: readonly DeployEnvironment[],
+  selector: { profile?: string | undefined; project?: string | undefined },
+): DeployEnvironment {
+  const match = environments.find((e) =>
+    selector.profile !== undefined
+      ? e.profile === selector.profile
+      : e.project === selector.project,
+  );
+  if (match === undefined) {
+    throw new InfraError(
+      selector.profile !== undefined
+        ? `no profile ${selector.profile} in deploy/environments.json`
+        : `project ${selector.project ?? '(none)'} is not in deploy/environments.json: add it (and run tda infra render)`,
+      { profiles: environments.map((e) => `${e.profile}=${e.project}`) },
+    );
+  }
+  return match;
+}

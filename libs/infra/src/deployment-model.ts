@@ -1,0 +1,291 @@
+import { STEP_TYPES } from '@tda/contracts';
+import { stepEventsTopic, stepReadySubscription, stepReadyTopic } from '@tda/messaging';
+
+/**
+ * What TDA deploys to Google Cloud, as data: one entry per deployable NX service. The Cloud Run
+ * manifests (deploy/cloudrun/<profile>/), the service accounts and IAM bindings that
+ * `tda infra apply` creates, and the structural checks all derive from this one description,
+ * so a role or an env variable cannot be added in one place and forgotten in another.
+ */
+
+/** The NX projects tagged `type:service` (cli and local-stack are not deployed). */
+export const DEPLOYABLE_SERVICES = [
+  'orchestrator',
+  'worker-ohlcv-export',
+  'worker-chart-export',
+  'worker-llm-report',
+] as const;
+export type DeployableService = (typeof DEPLOYABLE_SERVICES)[number];
+
+/** One deployment target: a skaffold profile bound to a GCP project and region. */
+export interface DeployEnvironment {
+  /** skaffold profile name (`dev`, `prod`). */
+  profile: string;
+  project: string;
+  /** Cloud Run, Artifact Registry, Scheduler and the Firestore database location. */
+  region: string;
+  /** Pub/Sub resource prefix (TDA_PUBSUB_PREFIX); default `tda`. */
+  pubsubPrefix: string;
+  /** Bucket of the artifacts (TDA_ARTIFACTS_BUCKET); globally unique, hence project-derived. */
+  artifactsBucket: string;
+  /** Runs admitted at once (TDA_MAX_RUNNING_RUNS) — sizing differs between dev and prod. */
+  maxRunningRuns: number;
+}
+
+/** Secret Manager secrets the services read (containers created by infra apply, values by you). */
+export const SECRETS = {
+  /** The orchestrator's admin API bearer token (TDA_API_TOKEN). */
+  apiToken: 'tda-api-token',
+  /** Gemini API key of the LLM worker (GEMINI_API_KEY); unused when Vertex AI is chosen. */
+  geminiApiKey: 'tda-gemini-api-key',
+} as const;
+
+/** Identities that are not a service's own: Pub/Sub push and Cloud Scheduler invoke with them. */
+export const PUSH_INVOKER_ACCOUNT_ID = 'tda-pubsub-push';
+export const SCHEDULER_ACCOUNT_ID = 'tda-scheduler';
+/** Artifact Registry (docker) repository the images are pushed to. */
+export const IMAGE_REPOSITORY = 'tda';
+
+export function serviceAccountEmail(accountId: string, project: string): string {
+  return `${accountId}@${project}.iam.gserviceaccount.com`;
+}
+
+export interface SecretEnv {
+  /** Env variable the container sees. */
+  env: string;
+  /** Secret Manager secret id (same project); version `latest`. */
+  secret: string;
+}
+
+/** A role on one resource for one of TDA's own service accounts. */
+export interface ResourceRole {
+  resource:
+    | { type: 'project' }
+    | { type: 'topic'; name: string }
+    | { type: 'subscription'; name: string }
+    | { type: 'bucket'; name: string }
+    | { type: 'secret'; name: string };
+  role: string;
+  /** Why this service needs it (printed in the plan, kept in the README table). */
+  reason: string;
+}
+
+export interface ServiceDeployment {
+  project: DeployableService;
+  /** Image, skaffold artifact, Cloud Run resource and service account id. */
+  name: string;
+  /** Cloud Run Service (request-driven, has a URL) or Worker Pool (always-on, no URL). */
+  kind: 'Service' | 'WorkerPool';
+  /** How work reaches it. */
+  ingress: 'private-http' | 'pubsub-push' | 'pubsub-pull';
+  /** Why this kind and ingress (README, manifest annotation `tda.dev/why`). */
+  why: string;
+  cpu: string;
+  memory: string;
+  /** Requests per instance (Service only). */
+  concurrency?: number;
+  /** Request timeout in seconds (Service only): longest step + finalize. */
+  timeoutSeconds?: number;
+  /** Service: min/max instances. Worker Pool: min is the manual instance count. */
+  minInstances: number;
+  maxInstances: number;
+  /** CPU outside requests (streaming pull, timers) — required for pull consumers. */
+  cpuAlwaysAllocated: boolean;
+  /** Plain env (no secrets), given the environment. */
+  env: (environment: DeployEnvironment) => Record<string, string>;
+  secrets: readonly SecretEnv[];
+  /** Least-privilege roles of its service account. */
+  roles: (environment: DeployEnvironment) => ResourceRole[];
+}
+
+function backendEnv(environment: DeployEnvironment): Record<string, string> {
+  return {
+    TDA_BACKEND: 'gcp',
+    GOOGLE_CLOUD_PROJECT: environment.project,
+    TDA_PUBSUB_PREFIX: environment.pubsubPrefix,
+    TDA_ARTIFACTS_BUCKET: environment.artifactsBucket,
+    TDA_LOG_LEVEL: 'info',
+  };
+}
+
+function pushWorkerEnv(name: string, environment: DeployEnvironment): Record<string, string> {
+  return {
+    ...backendEnv(environment),
+    TDA_INGRESS: 'push',
+    // The push subscription's OIDC audience (infra apply sets the same string); Cloud Run accepts
+    // it because the Service lists it in run.googleapis.com/custom-audiences.
+    TDA_PUSH_AUDIENCE: name,
+    TDA_PUSH_SERVICE_ACCOUNT: serviceAccountEmail(PUSH_INVOKER_ACCOUNT_ID, environment.project),
+  };
+}
+
+const firestoreUser: ResourceRole = {
+  resource: { type: 'project' },
+  role: 'roles/datastore.user',
+  reason: 'reads and writes flow_runs documents (Firestore has no per-collection IAM)',
+};
+
+function stepEventsPublisher(environment: DeployEnvironment): ResourceRole {
+  return {
+    resource: { type: 'topic', name: stepEventsTopic(environment.pubsubPrefix) },
+    role: 'roles/pubsub.publisher',
+    reason: 'publishes step events for the orchestrator',
+  };
+}
+
+function artifactWriter(environment: DeployEnvironment): ResourceRole {
+  return {
+    resource: { type: 'bucket', name: environment.artifactsBucket },
+    // objectAdmin on this one bucket: the deterministic artifact write checks and overwrites an
+    // existing object (objectCreator cannot read or replace) and reads upstream artifacts.
+    role: 'roles/storage.objectAdmin',
+    reason: 'writes its artifacts and reads upstream artifacts',
+  };
+}
+
+function stepWorker(
+  project: DeployableService,
+  stepType: string,
+  sizing: Pick<
+    ServiceDeployment,
+    'cpu' | 'memory' | 'concurrency' | 'timeoutSeconds' | 'maxInstances'
+  >,
+): ServiceDeployment {
+  const name = `tda-${project}`;
+  return {
+    project,
+    name,
+    kind: 'Service',
+    ingress: 'pubsub-push',
+    why:
+      `${stepType} steps take seconds: a request-driven Service fed by Pub/Sub push scales to ` +
+      'zero and is billed per request; a failed request (5xx) is redelivered by Pub/Sub.',
+    minInstances: 0,
+    cpuAlwaysAllocated: false,
+    ...sizing,
+    env: (environment) => pushWorkerEnv(name, environment),
+    secrets: [],
+    roles: (environment) => [
+      firestoreUser,
+      stepEventsPublisher(environment),
+      artifactWriter(environment),
+    ],
+  };
+}
+
+export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
+  {
+    project: 'orchestrator',
+    name: 'tda-orchestrator',
+    kind: 'Service',
+    ingress: 'private-http',
+    why:
+      'The admin API needs a URL (IAM invoker only, no public access); it also consumes step ' +
+      'events by streaming pull and runs the reconciler timer, hence CPU always allocated and ' +
+      'one warm instance.',
+    cpu: '1',
+    memory: '512Mi',
+    concurrency: 80,
+    timeoutSeconds: 60,
+    minInstances: 1,
+    maxInstances: 3,
+    cpuAlwaysAllocated: true,
+    env: (environment) => ({
+      ...backendEnv(environment),
+      TDA_MAX_RUNNING_RUNS: String(environment.maxRunningRuns),
+    }),
+    secrets: [{ env: 'TDA_API_TOKEN', secret: SECRETS.apiToken }],
+    roles: (environment) => [
+      firestoreUser,
+      // Every step type's topic: a flow may contain step types no worker serves yet.
+      ...STEP_TYPES.map((stepType): ResourceRole => ({
+        resource: { type: 'topic', name: stepReadyTopic(stepType, environment.pubsubPrefix) },
+        role: 'roles/pubsub.publisher',
+        reason: 'dispatches step-ready messages',
+      })),
+      {
+        resource: { type: 'project' },
+        // Snapshots are project-level resources and seek needs consume on the subscription:
+        // pubsub.editor is the narrowest predefined role covering /admin/replay and /admin/snapshots.
+        role: 'roles/pubsub.editor',
+        reason: 'consumes step events; creates snapshots and seeks subscriptions for replay',
+      },
+      {
+        resource: { type: 'bucket', name: environment.artifactsBucket },
+        role: 'roles/storage.objectViewer',
+        reason: 'serves GET /runs/{id}/steps/{stepId}/artifact',
+      },
+      {
+        resource: { type: 'secret', name: SECRETS.apiToken },
+        role: 'roles/secretmanager.secretAccessor',
+        reason: 'reads its admin API token',
+      },
+    ],
+  },
+  stepWorker('worker-ohlcv-export', 'OHLCV_EXPORT', {
+    cpu: '1',
+    memory: '512Mi',
+    concurrency: 8,
+    timeoutSeconds: 300,
+    maxInstances: 10,
+  }),
+  stepWorker('worker-chart-export', 'CHART_EXPORT', {
+    // Chart rendering (ECharts SVG → resvg PNG) is CPU and memory heavy: few requests per instance.
+    cpu: '1',
+    memory: '1Gi',
+    concurrency: 2,
+    timeoutSeconds: 300,
+    maxInstances: 10,
+  }),
+  {
+    project: 'worker-llm-report',
+    name: 'tda-worker-llm-report',
+    kind: 'WorkerPool',
+    ingress: 'pubsub-pull',
+    why:
+      'LLM_REPORT steps run up to 780 s (seed 002) with lease heartbeats: an always-on Worker ' +
+      'Pool pulling its subscription keeps CPU for the whole step and is not bound by a request ' +
+      'timeout or push ack deadline (max 600 s).',
+    cpu: '1',
+    memory: '1Gi',
+    minInstances: 1,
+    maxInstances: 1,
+    cpuAlwaysAllocated: true,
+    env: (environment) => ({
+      ...backendEnv(environment),
+      TDA_INGRESS: 'pull',
+    }),
+    secrets: [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }],
+    roles: (environment) => [
+      firestoreUser,
+      stepEventsPublisher(environment),
+      artifactWriter(environment),
+      {
+        resource: {
+          type: 'subscription',
+          name: stepReadySubscription('LLM_REPORT', environment.pubsubPrefix),
+        },
+        role: 'roles/pubsub.subscriber',
+        reason: 'pulls LLM_REPORT step-ready messages',
+      },
+      {
+        resource: { type: 'secret', name: SECRETS.geminiApiKey },
+        role: 'roles/secretmanager.secretAccessor',
+        reason: 'reads the Gemini API key',
+      },
+    ],
+  },
+];
+
+export function serviceDeployment(project: DeployableService): ServiceDeployment {
+  const found = SERVICE_DEPLOYMENTS.find((s) => s.project === project);
+  // SERVICE_DEPLOYMENTS covers DEPLOYABLE_SERVICES (checked by deployment-model.spec.ts).
+  if (found === undefined) throw new Error(`no deployment for ${project}`);
+  return found;
+}
+
+/** Push workers: the step type each push subscription delivers, and the Service it targets. */
+export const PUSH_TARGETS: readonly { stepType: string; service: DeployableService }[] = [
+  { stepType: 'OHLCV_EXPORT', service: 'worker-ohlcv-export' },
+  { stepType: 'CHART_EXPORT', service: 'worker-chart-export' },
+];

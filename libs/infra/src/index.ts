@@ -1,0 +1,3 @@
+export * from './deploy-environments';
+export * from './deployment-model';
+export * from './infra.errors';
