@@ -1,3 +1,5 @@
 export * from './deploy-environments';
 export * from './deployment-model';
 export * from './infra.errors';
+export * from './gcp/gcp-rest.client';
+export * from './plan';
