@@ -1,1 +1,2 @@
 export * from './fake-gcp-api';
+export * from './fake-identity-routes';

@@ -1,0 +1,37 @@
+import { GcpApiError, type GcpRestClient, type GcpRestRequest } from '../gcp-rest.client';
+
+/**
+ * A REST call whose permission failure says which role the deploying identity lacks: a bare
+ * "HTTP 403 PERMISSION_DENIED" on a URL is the most common first-apply failure and the least
+ * actionable one. Still a GcpApiError (same status and request), only the text is extended.
+ */
+export async function gcpCall<T>(
+  client: GcpRestClient,
+  request: GcpRestRequest,
+  neededRole: string,
+): Promise<{ status: number; data: T }> {
+  try {
+    return await client.request<T>(request);
+  } catch (error) {
+    if (error instanceof GcpApiError && error.status === 403) {
+      throw withHint(error, `the identity running tda infra apply needs ${neededRole}`);
+    }
+    if (error instanceof GcpApiError && error.status === 401) {
+      throw withHint(error, 'no valid credentials: gcloud auth application-default login');
+    }
+    throw error;
+  }
+}
+
+/** The same error with `hint` appended to the API's message. */
+export function withHint(error: GcpApiError, hint: string): GcpApiError {
+  const prefix = `${error.request.method} ${error.request.url} failed with HTTP ${error.status}: `;
+  const apiMessage = error.message.startsWith(prefix)
+    ? error.message.slice(prefix.length)
+    : error.message;
+  return new GcpApiError(error.status, error.request, `${apiMessage} (${hint})`);
+}
+
+export function isGcpStatus(error: unknown, ...statuses: number[]): error is GcpApiError {
+  return error instanceof GcpApiError && statuses.includes(error.status);
+}

@@ -1,0 +1,86 @@
+import { SECRETS, type DeployEnvironment } from '../../deployment-model';
+import type { ApplyOptions, InfraPlanItem } from '../../plan';
+import type { GcpRestClient } from '../gcp-rest.client';
+import { gcpCall, isGcpStatus } from './gcp-call';
+
+interface SecretVersionResource {
+  state?: string;
+}
+
+const NEEDED_ROLE = 'roles/secretmanager.admin';
+
+function addValueNote(secret: string, project: string): string {
+  return (
+    `no enabled version: add a value with ` +
+    `printf '%s' "$VALUE" | gcloud secrets versions add ${secret} --project=${project} --data-file=-`
+  );
+}
+
+/**
+ * The Secret Manager secrets of SECRETS, created empty with automatic replication. Values are
+ * never written (they would pass through this tool and its logs): a secret without an enabled
+ * version gets a note telling how to add one. The replication of an existing secret is left as
+ * is (it cannot change after creation, and a user-managed one may be a residency decision).
+ */
+export async function applySecretContainers(
+  client: GcpRestClient,
+  environment: DeployEnvironment,
+  options: ApplyOptions,
+): Promise<InfraPlanItem[]> {
+  const items: InfraPlanItem[] = [];
+  for (const secret of Object.values(SECRETS)) {
+    items.push(await applySecretContainer(client, environment.project, secret, options));
+  }
+  return items;
+}
+
+async function applySecretContainer(
+  client: GcpRestClient,
+  project: string,
+  secret: string,
+  options: ApplyOptions,
+): Promise<InfraPlanItem> {
+  const base = `https://secretmanager.googleapis.com/v1/projects/${project}/secrets`;
+  const item = { kind: 'secret', name: secret };
+  const current = await gcpCall(client, { method: 'GET', url: `${base}/${secret}` }, NEEDED_ROLE);
+
+  if (current.status === 404) {
+    if (!options.dryRun) {
+      try {
+        await gcpCall(
+          client,
+          {
+            method: 'POST',
+            url: base,
+            params: { secretId: secret },
+            body: { replication: { automatic: {} } },
+          },
+          NEEDED_ROLE,
+        );
+      } catch (error) {
+        if (!isGcpStatus(error, 409)) throw error;
+        return {
+          ...item,
+          action: 'unchanged',
+          changes: [],
+          note: 'already existed (created concurrently)',
+        };
+      }
+    }
+    return { ...item, action: 'create', changes: [], note: addValueNote(secret, project) };
+  }
+
+  // `latest` is the newest version whatever its state; 404 when there is none.
+  const latest = await gcpCall<SecretVersionResource>(
+    client,
+    { method: 'GET', url: `${base}/${secret}/versions/latest` },
+    NEEDED_ROLE,
+  );
+  const hasValue = latest.status !== 404 && latest.data.state === 'ENABLED';
+  return {
+    ...item,
+    action: 'unchanged',
+    changes: [],
+    ...(hasValue ? {} : { note: addValueNote(secret, project) }),
+  };
+}
