@@ -48,9 +48,14 @@ export class FakeGcpApi implements GcpRestClient {
     return this;
   }
 
-  /** Calls other than GET since `index` (mutations). */
+  /**
+   * Calls that can change something since `index`: not GET, and not a `:getIamPolicy` (Resource
+   * Manager only offers policy reads as POST).
+   */
   mutationsSince(index: number): { method: string; url: string }[] {
-    return this.calls.slice(index).filter((c) => c.method !== 'GET');
+    return this.calls
+      .slice(index)
+      .filter((c) => c.method !== 'GET' && !c.url.endsWith(':getIamPolicy'));
   }
 
   request<T = unknown>(request: GcpRestRequest): Promise<GcpRestResponse<T>> {
