@@ -4,3 +4,6 @@ export * from './infra.errors';
 export * from './gcp/gcp-rest.client';
 export * from './plan';
 export * from './gcp/identity';
+export * from './render/cloud-run-manifest';
+export * from './render/skaffold-config';
+export * from './render/deploy-files';
