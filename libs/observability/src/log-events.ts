@@ -19,6 +19,9 @@ export const LOG_EVENTS = [
   'cloud_event_received',
   'cloud_event_ignored',
   'cloud_event_noop',
+  // Pub/Sub push ingress (worker-kit POST /pubsub/push)
+  'pubsub_push_unauthenticated',
+  'pubsub_push_rejected',
   // step lifecycle (worker-kit)
   'step_claimed',
   'step_claim_conflict',

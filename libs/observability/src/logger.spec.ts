@@ -142,6 +142,8 @@ describe('LOG_EVENTS taxonomy', () => {
         'cloud_event_received',
         'cloud_event_ignored',
         'cloud_event_noop',
+        'pubsub_push_unauthenticated',
+        'pubsub_push_rejected',
         'step_claimed',
         'step_claim_conflict',
         'step_succeeded',

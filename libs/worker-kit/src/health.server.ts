@@ -11,9 +11,11 @@ export interface HttpRouteResponse {
   status: number;
   /** Serialised as JSON. */
   body: unknown;
+  /** Extra response headers (e.g. WWW-Authenticate on a 401). */
+  headers?: Readonly<Record<string, string>>;
 }
 
-/** An ingress endpoint beside /healthz (CloudEvents today, Pub/Sub push later). */
+/** An ingress endpoint beside /healthz (POST /cloudevents, POST /pubsub/push). */
 export interface HttpRoute {
   method: 'POST';
   path: string;
@@ -25,8 +27,13 @@ export interface HttpRoute {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  response.writeHead(status, { ...headers, 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
 }
 
@@ -68,7 +75,7 @@ function serveRoute(route: HttpRoute, request: IncomingMessage, response: Server
         return;
       }
       const result = await route.handle({ headers: request.headers, body });
-      sendJson(response, result.status, result.body);
+      sendJson(response, result.status, result.body, result.headers);
     })
     .catch(() => {
       if (!response.headersSent) {

@@ -19,3 +19,8 @@ export * from './step-worker.factory';
 export * from './worker-service';
 export * from './worker-step-policy';
 export * from './worker-main';
+export * from './worker-ingress';
+export * from './oidc-push.verifier';
+export * from './pubsub-push.envelope';
+export * from './pubsub-push.subscriber';
+export * from './pubsub-push.route';

@@ -12,8 +12,14 @@ export interface StepWorkerOptions {
   /** The one step type this worker serves; its step-ready subscription is consumed. */
   handler: StepHandler;
   store: FlowRunStore;
-  /** Consumed from (step-ready) and published to (step events). */
+  /** Consumed from (step-ready, unless `subscriber` is given) and published to (step events). */
   broker: MessageBroker;
+  /**
+   * Where the transport opens its step-ready subscription; default `broker` (streaming pull).
+   * bootstrapWorkerService passes a PushSubscriptionBroker for TDA_INGRESS=push: same transport
+   * and harness, deliveries arrive on POST /pubsub/push instead of a pull stream.
+   */
+  subscriber?: MessageBroker;
   artifacts: ArtifactStore;
   logger: Logger;
   /**
@@ -40,7 +46,8 @@ export interface StepWorkerOptions {
  */
 export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicroservice> {
   // Everything but the transport settings is WorkerModule's (adapters, clock, owner, metrics).
-  const { handler, prefix, maxInFlight, drainTimeoutMs, policy, ...moduleOptions } = options;
+  const { handler, prefix, maxInFlight, drainTimeoutMs, policy, subscriber, ...moduleOptions } =
+    options;
   const harnessPolicy = prefix === undefined ? policy : { topicPrefix: prefix, ...policy };
   return createWorkerMicroservice(
     WorkerModule.forRoot({
@@ -50,7 +57,7 @@ export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicr
       ...(harnessPolicy === undefined ? {} : { policy: harnessPolicy }),
     }),
     {
-      broker: options.broker,
+      broker: subscriber ?? options.broker,
       stepTypes: [handler.stepType],
       logger: options.logger,
       ...(prefix === undefined ? {} : { prefix }),

@@ -1,5 +1,6 @@
 import { backendEnv, createBackends, type BackendConfig, type Backends } from '@tda/backends';
 import type { EnvSource } from '@tda/config';
+import { stepReadySubscription } from '@tda/messaging';
 import {
   createLogger,
   createMetrics,
@@ -13,21 +14,28 @@ import { CloudEventIngress } from './cloud-event.ingress';
 import { cloudEventRoute } from './cloud-event.route';
 import type { StepHarnessPolicy } from './harness-policy';
 import { startHealthServer, type HealthServer, type HttpRoute } from './health.server';
+import { GoogleOidcPushVerifier, type PushTokenVerifier } from './oidc-push.verifier';
+import { PUBSUB_PUSH_PATH, pubSubPushRoute } from './pubsub-push.route';
+import { PushSubscriptionBroker } from './pubsub-push.subscriber';
 import { StepHarnessRegistry } from './step-harness.registry';
 import type { StepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
+import { workerIngress, workerIngressEnv } from './worker-ingress';
 import type { WorkerMicroservice } from './worker-microservice.factory';
 import { workerStepPolicy, workerStepPolicyEnv } from './worker-step-policy';
 
 /**
- * Env fields every worker service reads: the shared backend env, its port and log level, and the
- * optional TDA_STEP_* step policy overrides (workerStepPolicyEnv). A worker's config.ts spreads
- * these into its own single zod schema (with refineGoogleBackend).
+ * Env fields every worker service reads: the shared backend env, its port and log level, the
+ * optional TDA_STEP_* step policy overrides (workerStepPolicyEnv) and the ingress
+ * (workerIngressEnv: TDA_INGRESS pull | push, TDA_PUSH_AUDIENCE, TDA_PUSH_SERVICE_ACCOUNT). A
+ * worker's config.ts spreads these into its own single zod schema (with refineGoogleBackend and
+ * refineWorkerIngress).
  */
 export const workerServiceEnv = {
   ...backendEnv,
   ...workerStepPolicyEnv,
-  /** /healthz and /metrics (Cloud Run needs a listening port even for a pull-only worker). */
+  ...workerIngressEnv,
+  /** /healthz, /metrics and the HTTP ingress routes (Cloud Run needs a listening port anyway). */
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
 } as const;
@@ -35,7 +43,7 @@ export const workerServiceEnv = {
 /** The worker env alone (tests, tools); a service extends workerServiceEnv in its own schema. */
 export const workerServiceConfigSchema = z.object(workerServiceEnv);
 
-/** What bootstrapWorkerService reads of a worker's config: BackendConfig, PORT, TDA_LOG_LEVEL, TDA_STEP_*. */
+/** What bootstrapWorkerService reads of a worker's config: BackendConfig, PORT, TDA_LOG_LEVEL, TDA_STEP_*, TDA_INGRESS, TDA_PUSH_*. */
 export type WorkerServiceConfig = z.infer<typeof workerServiceConfigSchema>;
 
 /** What a worker's `bootstrap...()` takes: the env to validate and, in tests, a logger. */
@@ -98,6 +106,11 @@ export interface BootstrapWorkerServiceOptions<
    * run the same harness as step-ready messages (seed 002 ingress). Default false.
    */
   cloudEvents?: boolean;
+  /**
+   * TDA_INGRESS=push: how POST /pubsub/push authenticates. Default a GoogleOidcPushVerifier for
+   * TDA_PUSH_AUDIENCE / TDA_PUSH_SERVICE_ACCOUNT on Google's keys; tests pass one on local keys.
+   */
+  pushVerifier?: PushTokenVerifier;
 }
 
 export interface WorkerServiceHandle<
@@ -134,10 +147,11 @@ async function closeAll(steps: readonly (() => Promise<void>)[]): Promise<void> 
 
 /**
  * The standalone boot of a worker service (its main.ts): logger → handler → metrics → backends
- * for TDA_BACKEND → a single-handler worker consuming its step-ready subscription → /healthz and
- * /metrics on PORT → `service_started` (port, backend description, startedFields). Anything that
- * fails after the backends were opened closes what was already started (worker, backends) before
- * the error is rethrown, so a failed boot leaves no client or port behind.
+ * for TDA_BACKEND → a single-handler worker consuming its step-ready subscription (TDA_INGRESS:
+ * a streaming pull, or deliveries on POST /pubsub/push) → /healthz, /metrics and the ingress
+ * routes on PORT → `service_started` (port, backend description, ingress, startedFields).
+ * Anything that fails after the backends were opened closes what was already started (worker,
+ * backends) before the error is rethrown, so a failed boot leaves no client or port behind.
  */
 export async function bootstrapWorkerService<
   C extends WorkerServiceConfig,
@@ -154,6 +168,15 @@ export async function bootstrapWorkerService<
   const handler = await options.createHandler(config);
   // Before any backend is opened: a policy that cannot work is a cheap ConfigError.
   const stepPolicy = workerStepPolicy(service, config, handler.stepType, options.policy);
+  const ingress = workerIngress(service, config);
+  const pushVerifier =
+    ingress.mode === 'push'
+      ? (options.pushVerifier ??
+        new GoogleOidcPushVerifier({
+          audience: ingress.audience,
+          serviceAccountEmail: ingress.serviceAccountEmail,
+        }))
+      : undefined;
   const metrics = createMetrics({ service });
   const backends = await (options.createBackends ?? createBackends)(config);
   // What to undo, newest first, if a later boot step fails.
@@ -163,10 +186,15 @@ export async function bootstrapWorkerService<
   let effectivePolicy: StepHarnessPolicy;
   try {
     const settings = stepWorkerSettings(config);
+    // Push: the transport subscribes to an in-process source fed by POST /pubsub/push, so no
+    // streaming pull is opened (a Cloud Run Service has no CPU between requests).
+    const pushSubscriber =
+      pushVerifier === undefined ? undefined : new PushSubscriptionBroker(backends.broker);
     worker = await createStepWorker({
       handler,
       store: backends.store,
       broker: backends.broker,
+      ...(pushSubscriber === undefined ? {} : { subscriber: pushSubscriber }),
       artifacts: backends.artifacts,
       logger,
       metrics,
@@ -183,6 +211,16 @@ export async function bootstrapWorkerService<
     if (harness === undefined) throw new Error(`no harness for ${handler.stepType}`);
     effectivePolicy = harness.policy;
     const routes: HttpRoute[] = [];
+    if (pushSubscriber !== undefined && pushVerifier !== undefined) {
+      routes.push(
+        pubSubPushRoute({
+          subscriber: pushSubscriber,
+          subscription: stepReadySubscription(handler.stepType, settings.prefix),
+          verifier: pushVerifier,
+          logger,
+        }),
+      );
+    }
     if (options.cloudEvents === true) {
       routes.push(
         cloudEventRoute(new CloudEventIngress({ harness, store: backends.store, logger }), logger),
@@ -199,7 +237,19 @@ export async function bootstrapWorkerService<
     port: health.port,
     backend: backends.describe(),
     stepType: handler.stepType,
-    ingress: options.cloudEvents === true ? ['pubsub', 'cloudevents'] : ['pubsub'],
+    ingress: [
+      ingress.mode === 'push' ? 'pubsub-push' : 'pubsub-pull',
+      ...(options.cloudEvents === true ? ['cloudevents'] : []),
+    ],
+    ...(ingress.mode === 'push'
+      ? {
+          push: {
+            path: PUBSUB_PUSH_PATH,
+            audience: ingress.audience,
+            serviceAccount: ingress.serviceAccountEmail,
+          },
+        }
+      : {}),
     // The effective step policy (step type defaults, TDA_STEP_* env, service overrides).
     stepPolicy: {
       timeoutMs: effectivePolicy.timeoutMs,

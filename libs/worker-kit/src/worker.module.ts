@@ -20,6 +20,7 @@ import type { Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
 import { toHandlerOutcome } from './harness-outcome';
 import type { StepHarnessPolicy } from './harness-policy';
+import { reportDeliveryOutcome } from './pubsub-push.subscriber';
 import { StepHarnessRegistry } from './step-harness.registry';
 import type { StepHandler } from './step-handler';
 
@@ -60,6 +61,9 @@ export class StepReadyController {
       deliveryAttempt: context.getDeliveryAttempt(),
       messageId: context.getMessageId(),
     });
+    // A Pub/Sub push delivery answers over HTTP and needs the decision (invalid → 400), not
+    // only the ack; a pulled message ignores it.
+    reportDeliveryOutcome(context.getMessage(), outcome);
     return toHandlerOutcome(outcome);
   }
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_CHART_IMAGE_BYTES } from '@tda/charts';
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
-import { workerServiceEnv } from '@tda/worker-kit';
+import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
 export const CHART_EXPORT_SERVICE = 'worker-chart-export';
@@ -11,7 +11,7 @@ export const CHART_EXPORT_SERVICE = 'worker-chart-export';
  */
 export const chartExportConfigSchema = z
   .object({
-    /** Backend env, PORT (/healthz, /metrics) and TDA_LOG_LEVEL, shared by every worker. */
+    /** Backend env, PORT, TDA_LOG_LEVEL, TDA_STEP_* and the ingress (TDA_INGRESS, TDA_PUSH_*), shared by every worker. */
     ...workerServiceEnv,
     /**
      * Per-image PNG limit (default: seed 002 maxChartImageBytes, 256 KB). Over it the renderer retries smaller and finally lists the chart under
@@ -24,7 +24,8 @@ export const chartExportConfigSchema = z
       .max(8 * 1024 * 1024)
       .default(DEFAULT_MAX_CHART_IMAGE_BYTES),
   })
-  .superRefine(refineGoogleBackend);
+  .superRefine(refineGoogleBackend)
+  .superRefine(refineWorkerIngress);
 
 export type ChartExportConfig = z.infer<typeof chartExportConfigSchema>;
 

@@ -1,7 +1,7 @@
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
 import { stepPolicyFor } from '@tda/flow-engine';
 import { llmEnv } from '@tda/llm';
-import { workerServiceEnv } from '@tda/worker-kit';
+import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
 export const LLM_REPORT_SERVICE = 'worker-llm-report';
@@ -32,6 +32,7 @@ export const llmReportConfigSchema = z
     TDA_LLM_FINALIZE_BUDGET_SECONDS: z.coerce.number().int().min(1).max(3_600).default(120),
   })
   .superRefine(refineGoogleBackend)
+  .superRefine(refineWorkerIngress)
   .transform((config) => ({
     ...config,
     TDA_LLM_STEP_TIMEOUT_SECONDS:

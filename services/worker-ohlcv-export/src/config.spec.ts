@@ -57,4 +57,22 @@ describe('worker-ohlcv-export config', () => {
       /FIRESTORE_EMULATOR_HOST: is required when TDA_BACKEND=emulators/,
     );
   });
+
+  it('reads the Pub/Sub push ingress and requires its OIDC settings (TDA_INGRESS=push)', () => {
+    expect(loadOhlcvExportConfig({}).TDA_INGRESS).toBe('pull');
+    expect(
+      loadOhlcvExportConfig({
+        TDA_INGRESS: 'push',
+        TDA_PUSH_AUDIENCE: 'tda-worker-ohlcv-export',
+        TDA_PUSH_SERVICE_ACCOUNT: 'tda-pubsub-push@acme.iam.gserviceaccount.com',
+      }),
+    ).toMatchObject({
+      TDA_INGRESS: 'push',
+      TDA_PUSH_AUDIENCE: 'tda-worker-ohlcv-export',
+      TDA_PUSH_SERVICE_ACCOUNT: 'tda-pubsub-push@acme.iam.gserviceaccount.com',
+    });
+    expect(() => loadOhlcvExportConfig({ TDA_INGRESS: 'push' })).toThrow(
+      /TDA_PUSH_AUDIENCE: is required when TDA_INGRESS=push[\s\S]*TDA_PUSH_SERVICE_ACCOUNT: is required when TDA_INGRESS=push/,
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
-import { workerServiceEnv } from '@tda/worker-kit';
+import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
 export const OHLCV_EXPORT_SERVICE = 'worker-ohlcv-export';
@@ -10,7 +10,7 @@ export const OHLCV_EXPORT_SERVICE = 'worker-ohlcv-export';
  */
 export const ohlcvExportConfigSchema = z
   .object({
-    /** Backend env, PORT (/healthz, /metrics) and TDA_LOG_LEVEL, shared by every worker. */
+    /** Backend env, PORT, TDA_LOG_LEVEL, TDA_STEP_* and the ingress (TDA_INGRESS, TDA_PUSH_*), shared by every worker. */
     ...workerServiceEnv,
     /** Where candles come from: the bundled real datasets (offline) or a live exchange. */
     TDA_MARKET_DATA: z.enum(['bundled', 'ccxt']).default('bundled'),
@@ -26,7 +26,8 @@ export const ohlcvExportConfigSchema = z
     /** The still-forming last bucket: kept with complete=false ('marked') or left out. */
     TDA_OHLCV_INCOMPLETE_BUCKETS: z.enum(['marked', 'dropped']).default('marked'),
   })
-  .superRefine(refineGoogleBackend);
+  .superRefine(refineGoogleBackend)
+  .superRefine(refineWorkerIngress);
 
 export type OhlcvExportConfig = z.infer<typeof ohlcvExportConfigSchema>;
 
