@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * - type:config     env validation (the only reader of process.env)
  * - type:util       cross-cutting helpers (observability)
  * - type:adapter    ports + adapters (flow-store, messaging, ...); never services
- * - type:service    deployable apps; never other services
+ * - type:service    deployable apps (one image each); never other services
+ * - type:cli         the `tda` command (services/cli, not deployed); same dependencies as a service
  * - type:test       test helpers; only test files may import them
  * - type:launcher   the local all-in-one launcher (npm start): composes services in one process
  */
@@ -42,9 +43,20 @@ const productionConstraints = [
     ],
   },
   {
+    sourceTag: 'type:cli',
+    onlyDependOnLibsWithTags: [
+      'type:adapter',
+      'type:core',
+      'type:contracts',
+      'type:util',
+      'type:config',
+    ],
+  },
+  {
     sourceTag: 'type:launcher',
     onlyDependOnLibsWithTags: [
       'type:service',
+      'type:cli',
       'type:adapter',
       'type:core',
       'type:contracts',

@@ -43,7 +43,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           sequence: { groupOrder: 1 },
-          include: ['libs/**/*.int-spec.ts', 'services/**/*.int-spec.ts'],
+          include: ['libs/**/*.int-spec.ts', 'services/**/*.int-spec.ts', 'tools/**/*.int-spec.ts'],
           environment: 'node',
           globalSetup: ['tools/test/emulators.global-setup.ts'],
           testTimeout: 60_000,
