@@ -5,13 +5,11 @@ import {
   CONTAINER_PORT,
   DEPLOYABLE_SERVICES,
   HEALTH_PATH,
-  PUSH_TARGETS,
   SECRETS,
   SERVICE_DEPLOYMENTS,
   checkDeployFiles,
   readDeployEnvironments,
   serviceAccountEmail,
-  serviceDeployment,
   type DeployableService,
   type DeployEnvironment,
 } from '@tda/infra';
@@ -255,13 +253,11 @@ describe('committed Cloud Run manifests', () => {
       } else {
         expect(Number(top[ANNOTATION.manualInstanceCount])).toBeGreaterThanOrEqual(1);
       }
-      const isPush = PUSH_TARGETS.some(
-        (t) => serviceDeployment(t.service).name === manifest.metadata.name,
-      );
-      if (isPush) {
-        expect(JSON.parse(top[ANNOTATION.customAudiences] ?? '[]')).toEqual([
-          manifest.metadata.name,
-        ]);
+      const audience = SERVICE_DEPLOYMENTS.find(
+        (s) => s.name === manifest.metadata.name,
+      )?.customAudience;
+      if (audience !== undefined) {
+        expect(JSON.parse(top[ANNOTATION.customAudiences] ?? '[]')).toEqual([audience]);
       } else {
         expect(top).not.toHaveProperty(ANNOTATION.customAudiences);
       }

@@ -80,6 +80,12 @@ export interface ServiceDeployment {
   ingress: 'private-http' | 'pubsub-push' | 'pubsub-pull';
   /** Why this kind and ingress (README, manifest annotation `tda.dev/why`). */
   why: string;
+  /**
+   * OIDC audience other Google identities call it with (Pub/Sub push, Cloud Scheduler): listed in
+   * run.googleapis.com/custom-audiences so Cloud Run's IAM check accepts it, and checked again
+   * by the service. The run.app URL is not known before the first deploy; this name is.
+   */
+  customAudience?: string;
   cpu: string;
   memory: string;
   /** Requests per instance (Service only). */
@@ -157,6 +163,7 @@ function stepWorker(
     name,
     kind: 'Service',
     ingress: 'pubsub-push',
+    customAudience: name,
     why:
       `${stepType} steps take seconds: a request-driven Service fed by Pub/Sub push scales to ` +
       'zero and is billed per request; a failed request (5xx) is redelivered by Pub/Sub.',
@@ -179,6 +186,7 @@ export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
     name: 'tda-orchestrator',
     kind: 'Service',
     ingress: 'private-http',
+    customAudience: 'tda-orchestrator',
     why:
       'The admin API needs a URL (IAM invoker only, no public access); it also consumes step ' +
       'events by streaming pull and runs the reconciler timer, hence CPU always allocated and ' +
@@ -193,6 +201,12 @@ export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
     env: (environment) => ({
       ...backendEnv(environment),
       TDA_MAX_RUNNING_RUNS: String(environment.maxRunningRuns),
+      // Cloud Scheduler's reconcile job authenticates with its own ID token (not TDA_API_TOKEN).
+      TDA_ADMIN_OIDC_AUDIENCE: 'tda-orchestrator',
+      TDA_ADMIN_OIDC_SERVICE_ACCOUNT: serviceAccountEmail(
+        SCHEDULER_ACCOUNT_ID,
+        environment.project,
+      ),
     }),
     secrets: [{ env: 'TDA_API_TOKEN', secret: SECRETS.apiToken }],
     roles: (environment) => [

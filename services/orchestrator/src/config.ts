@@ -75,8 +75,26 @@ export const orchestratorConfigSchema = z
      */
     TDA_MAX_ACTIVE_RUNS_PER_OWNER: runLimit(20),
     TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+    /**
+     * A second admin credential for callers that cannot hold TDA_API_TOKEN, such as Cloud
+     * Scheduler (its OIDC token takes the Authorization header): a Google-signed ID token whose
+     * `aud` is this value and whose `email` is TDA_ADMIN_OIDC_SERVICE_ACCOUNT. Both or neither.
+     */
+    TDA_ADMIN_OIDC_AUDIENCE: z.string().min(1).max(500).optional(),
+    TDA_ADMIN_OIDC_SERVICE_ACCOUNT: z.email().optional(),
   })
-  .superRefine(refineGoogleBackend);
+  .superRefine(refineGoogleBackend)
+  .superRefine((value, ctx) => {
+    const audience = value.TDA_ADMIN_OIDC_AUDIENCE !== undefined;
+    const account = value.TDA_ADMIN_OIDC_SERVICE_ACCOUNT !== undefined;
+    if (audience !== account) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [audience ? 'TDA_ADMIN_OIDC_SERVICE_ACCOUNT' : 'TDA_ADMIN_OIDC_AUDIENCE'],
+        message: 'TDA_ADMIN_OIDC_AUDIENCE and TDA_ADMIN_OIDC_SERVICE_ACCOUNT are set together',
+      });
+    }
+  });
 
 export type OrchestratorConfig = z.infer<typeof orchestratorConfigSchema>;
 

@@ -2,7 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { flowCatalogue } from '@tda/flow-engine';
 import { createMetrics } from '@tda/observability';
-import { ORCHESTRATOR_SERVICE } from './config';
+import { GoogleOidcPushVerifier, type PushTokenVerifier } from '@tda/worker-kit';
+import { ORCHESTRATOR_SERVICE, type OrchestratorConfig } from './config';
 import { RunAdvancer } from './dispatch/run-advancer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
 import { AdminReconcileController } from './http/admin-reconcile.controller';
@@ -33,6 +34,13 @@ import { StepEventsHandler } from './step-events/step-events.handler';
  * Takes built adapters (forRoot) so the same module runs standalone (main.ts), inside the local
  * launcher and in tests with in-memory adapters.
  */
+function adminOidcVerifierFor(config: OrchestratorConfig): PushTokenVerifier | undefined {
+  const audience = config.TDA_ADMIN_OIDC_AUDIENCE;
+  const serviceAccountEmail = config.TDA_ADMIN_OIDC_SERVICE_ACCOUNT;
+  if (audience === undefined || serviceAccountEmail === undefined) return undefined;
+  return new GoogleOidcPushVerifier({ audience, serviceAccountEmail });
+}
+
 @Module({})
 export class OrchestratorModule {
   static forRoot(options: OrchestratorModuleOptions): DynamicModule {
@@ -46,6 +54,7 @@ export class OrchestratorModule {
       config: options.config,
       catalogue: options.catalogue ?? flowCatalogue,
       metrics: options.metrics ?? createMetrics({ service: ORCHESTRATOR_SERVICE }),
+      adminOidcVerifier: options.adminOidcVerifier ?? adminOidcVerifierFor(options.config),
     };
     return {
       module: OrchestratorModule,

@@ -3,6 +3,7 @@ import type { FlowCatalogue } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { Logger, TdaMetrics } from '@tda/observability';
+import type { PushTokenVerifier } from '@tda/worker-kit';
 import type { OrchestratorConfig } from './config';
 
 /**
@@ -31,6 +32,12 @@ export interface OrchestratorModuleOptions {
    * 'orchestrator'}) on its own registry; the local launcher may pass one on a shared registry.
    */
   metrics?: TdaMetrics;
+  /**
+   * Checks Google ID tokens of the admin OIDC principal (TDA_ADMIN_OIDC_*). Default: Google's
+   * certificates when the config sets them, else none (only TDA_API_TOKEN is accepted). Tests
+   * pass a verifier over a local key.
+   */
+  adminOidcVerifier?: PushTokenVerifier;
 }
 
 /** The resolved options every provider injects (defaults filled in). */
@@ -44,6 +51,7 @@ export interface OrchestratorContext {
   config: OrchestratorConfig;
   catalogue: FlowCatalogue;
   metrics: TdaMetrics;
+  adminOidcVerifier: PushTokenVerifier | undefined;
 }
 
 export const ORCHESTRATOR_CONTEXT = Symbol.for('tda.orchestrator.context');

@@ -146,13 +146,19 @@ describe('Cloud Run manifests', () => {
     }
   });
 
-  it('lets push workers accept their OIDC audience and keeps every Service IAM-only', () => {
+  it('lets push workers and the orchestrator accept their OIDC audience and keeps every Service IAM-only', () => {
     const pushNames = PUSH_TARGETS.map((t) => serviceDeployment(t.service).name);
     for (const s of SERVICE_DEPLOYMENTS) {
       const { annotations } = cloudRunManifest(s, dev).metadata;
       if (pushNames.includes(s.name)) {
         expect(JSON.parse(annotations[ANNOTATION.customAudiences] ?? 'null')).toEqual([s.name]);
         expect(annotations[ANNOTATION.access]).toContain('tda-pubsub-push@acme-tda-dev.iam');
+      } else if (s.project === 'orchestrator') {
+        // Cloud Scheduler's reconcile job calls with this audience (TDA_ADMIN_OIDC_AUDIENCE).
+        expect(JSON.parse(annotations[ANNOTATION.customAudiences] ?? 'null')).toEqual([
+          'tda-orchestrator',
+        ]);
+        expect(s.env(dev)['TDA_ADMIN_OIDC_AUDIENCE']).toBe('tda-orchestrator');
       } else {
         expect(annotations).not.toHaveProperty(ANNOTATION.customAudiences);
       }

@@ -103,7 +103,8 @@ export function accessNote(deployment: ServiceDeployment, environment: DeployEnv
     case 'private-http':
       return (
         'IAM invoker only: no allUsers binding. Callers (the tda CLI, Cloud Scheduler) send a ' +
-        'Google identity token and need roles/run.invoker on this service.'
+        'Google identity token and need roles/run.invoker on this service; Cloud Scheduler uses ' +
+        `the audience ${deployment.customAudience ?? deployment.name}.`
       );
     case 'pubsub-push':
       return (
@@ -158,10 +159,10 @@ function serviceManifest(
     [ANNOTATION.why]: deployment.why,
     [ANNOTATION.access]: accessNote(deployment, environment),
   };
-  if (deployment.ingress === 'pubsub-push') {
-    // The push subscription's OIDC token carries this audience (not the run.app URL); Cloud Run's
-    // IAM check accepts it only when listed here.
-    annotations[ANNOTATION.customAudiences] = JSON.stringify([deployment.name]);
+  if (deployment.customAudience !== undefined) {
+    // Push and Scheduler OIDC tokens carry this audience (not the run.app URL, unknown before the
+    // first deploy); Cloud Run's IAM check accepts it only when listed here.
+    annotations[ANNOTATION.customAudiences] = JSON.stringify([deployment.customAudience]);
   }
   return {
     ...KNATIVE_SERVICE,

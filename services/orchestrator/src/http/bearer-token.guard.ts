@@ -10,6 +10,7 @@ import { Reflector } from '@nestjs/core';
 import { UnauthenticatedError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { headerValue, type HttpRequest } from './http-types';
+import type { PushTokenVerifier } from '@tda/worker-kit';
 
 const PUBLIC_ROUTE = 'tda:public-route';
 
@@ -27,21 +28,26 @@ export function tokensEqual(presented: string, expected: string): boolean {
 
 /**
  * `Authorization: Bearer <TDA_API_TOKEN>` on every HTTP route not marked @Public(). The token
- * is one operator credential (not per-user auth); see README "Auth". Message handlers (the
- * step-event consumer) are not HTTP and pass through: Pub/Sub IAM guards them.
+ * is one operator credential (not per-user auth); see README "Auth". When TDA_ADMIN_OIDC_* is
+ * configured, a Google-signed ID token of that one service account (Cloud Scheduler's identity,
+ * which cannot carry our token: its OIDC token takes the Authorization header) is accepted too.
+ * Message handlers (the step-event consumer) are not HTTP and pass through: Pub/Sub IAM guards
+ * them.
  */
 @Injectable()
 export class BearerTokenGuard implements CanActivate {
   private readonly expected: string;
+  private readonly oidc: PushTokenVerifier | undefined;
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(ORCHESTRATOR_CONTEXT) context: OrchestratorContext,
   ) {
     this.expected = context.config.TDA_API_TOKEN;
+    this.oidc = context.adminOidcVerifier;
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, [
       context.getHandler(),
@@ -55,9 +61,13 @@ export class BearerTokenGuard implements CanActivate {
     }
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     const token = match?.[1];
-    if (token === undefined || !tokensEqual(token, this.expected)) {
-      throw new UnauthenticatedError('invalid bearer token');
+    if (token !== undefined && tokensEqual(token, this.expected)) return true;
+    if (token !== undefined && this.oidc !== undefined) {
+      // Only a refusal is an answer here; a verifier that cannot reach Google's keys throws and
+      // the exception filter answers 500, so Cloud Scheduler retries instead of giving up.
+      const check = await this.oidc.verify(header);
+      if (check.ok) return true;
     }
-    return true;
+    throw new UnauthenticatedError('invalid bearer token');
   }
 }

@@ -15,6 +15,7 @@ import {
   type SubscriptionHandle,
 } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
+import type { PushTokenVerifier } from '@tda/worker-kit';
 import { loadOrchestratorConfig, type OrchestratorConfig } from '../config';
 import { createOrchestratorApp } from '../orchestrator.app';
 import { Reconciler } from '../reconcile/reconciler.service';
@@ -73,6 +74,8 @@ export interface StartOptions {
   clock?: ManualClock;
   /** Default true: listen on a free port. */
   listen?: boolean;
+  /** Accept Google ID tokens of one principal too (tests sign them with OidcTestIssuer). */
+  adminOidcVerifier?: PushTokenVerifier;
 }
 
 /** A broker with the production topology at 1/100 of its durations (backoff 100 ms...). */
@@ -104,6 +107,9 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     config,
     swaggerUi: false,
     drainTimeoutMs: 2_000,
+    ...(options.adminOidcVerifier === undefined
+      ? {}
+      : { adminOidcVerifier: options.adminOidcVerifier }),
   });
   await app.startAllMicroservices();
   let baseUrl = '';
