@@ -7,3 +7,5 @@ export * from './gcp/identity';
 export * from './render/cloud-run-manifest';
 export * from './render/skaffold-config';
 export * from './render/deploy-files';
+export * from './gcp/platform';
+export * from './infra-apply';

@@ -90,3 +90,77 @@ describe('buildTopology', () => {
     ).toThrow(/unknown topic topic-b/);
   });
 });
+
+describe('buildTopology push delivery', () => {
+  const push = {
+    endpoint: 'https://tda-worker-ohlcv-export-abc-ew.a.run.app/pubsub/push',
+    audience: 'tda-worker-ohlcv-export',
+    serviceAccountEmail: 'tda-pubsub-push@my-project.iam.gserviceaccount.com',
+  };
+
+  it('puts the push endpoint and per-step settings on that step type only', () => {
+    const topology = buildTopology({
+      stepTypes: ['OHLCV_EXPORT', 'CHART_EXPORT', 'LLM_REPORT'],
+      push: { OHLCV_EXPORT: push, CHART_EXPORT: 'keep' },
+      stepSubscriptionSettings: { OHLCV_EXPORT: { ackDeadlineSeconds: 330 } },
+    });
+    const byName = new Map(topology.subscriptions.map((s) => [s.name, s]));
+    const ohlcv = byName.get(stepReadySubscription('OHLCV_EXPORT'));
+    expect(ohlcv?.push).toEqual(push);
+    expect(ohlcv?.settings.ackDeadlineSeconds).toBe(330);
+    expect(ohlcv?.settings.deadLetter?.topic).toBe('tda-dead-letter');
+    expect(byName.get(stepReadySubscription('CHART_EXPORT'))?.push).toBe('keep');
+    expect(byName.get(stepReadySubscription('CHART_EXPORT'))?.settings.ackDeadlineSeconds).toBe(60);
+    expect(byName.get(stepReadySubscription('LLM_REPORT'))?.push).toBeUndefined();
+    expect(byName.get('tda-step-events-sub')?.push).toBeUndefined();
+    // same resources, same order as without push
+    expect(topology.subscriptions.map((s) => s.name)).toEqual(
+      buildTopology({
+        stepTypes: ['OHLCV_EXPORT', 'CHART_EXPORT', 'LLM_REPORT'],
+      }).subscriptions.map((s) => s.name),
+    );
+  });
+
+  it('rejects push for unknown step types, bad endpoints and accounts, and push ack deadlines over 600 s', () => {
+    expect(() =>
+      buildTopology({ stepTypes: ['LLM_REPORT'], push: { OHLCV_EXPORT: push } }),
+    ).toThrow(/push: not a step type of this topology: OHLCV_EXPORT/);
+    expect(() =>
+      buildTopology({
+        stepTypes: ['LLM_REPORT'],
+        stepSubscriptionSettings: { CHART_EXPORT: { ackDeadlineSeconds: 30 } },
+      }),
+    ).toThrow(/stepSubscriptionSettings/);
+    expect(() =>
+      buildTopology({
+        stepTypes: ['OHLCV_EXPORT'],
+        push: { OHLCV_EXPORT: { ...push, endpoint: 'not a url' } },
+      }),
+    ).toThrow(/push endpoint is not a URL/);
+    expect(() =>
+      buildTopology({
+        stepTypes: ['OHLCV_EXPORT'],
+        push: { OHLCV_EXPORT: { ...push, endpoint: 'ftp://x.example/push' } },
+      }),
+    ).toThrow(/must be http\(s\)/);
+    expect(() =>
+      buildTopology({
+        stepTypes: ['OHLCV_EXPORT'],
+        push: { OHLCV_EXPORT: { ...push, serviceAccountEmail: 'tda-pubsub-push' } },
+      }),
+    ).toThrow(/not an email/);
+    expect(() =>
+      buildTopology({
+        stepTypes: ['OHLCV_EXPORT'],
+        push: { OHLCV_EXPORT: { ...push, audience: ' ' } },
+      }),
+    ).toThrow(/audience is empty/);
+    expect(() =>
+      buildTopology({
+        stepTypes: ['OHLCV_EXPORT'],
+        push: { OHLCV_EXPORT: push },
+        stepSubscriptionSettings: { OHLCV_EXPORT: { ackDeadlineSeconds: 780 } },
+      }),
+    ).toThrow(/ackDeadlineSeconds must be an integer in 10\.\.600/);
+  });
+});

@@ -76,11 +76,31 @@ export interface TopicSpec {
   name: string;
 }
 
+/**
+ * Pub/Sub push delivery with an OIDC token (a Cloud Run Service fed by push). Pub/Sub signs a
+ * Google ID token as `serviceAccountEmail` with `audience`; the receiver verifies both.
+ */
+export interface PushEndpoint {
+  /** e.g. `https://tda-worker-ohlcv-export-….run.app/pubsub/push` (http only on the emulator). */
+  endpoint: string;
+  audience: string;
+  serviceAccountEmail: string;
+}
+
+/**
+ * `'keep'`: the push target is not reachable yet (e.g. its Cloud Run Service is not deployed):
+ * leave the subscription's delivery as it is — a new subscription is created as pull, where
+ * messages wait (up to the retention) until a later apply turns push on.
+ */
+export type PushDelivery = PushEndpoint | 'keep';
+
 export interface SubscriptionSpec {
   name: string;
   topic: string;
   /** Subscriptions never expire for inactivity (GCP's default is 31 days, fatal for a rarely used step type). */
   settings: SubscriptionSettings;
+  /** Absent: pull (a push config found on the subscription is removed). */
+  push?: PushDelivery;
 }
 
 export interface Topology {
@@ -96,6 +116,16 @@ export interface BuildTopologyOptions {
   subscriptionDefaults?: Partial<Omit<SubscriptionSettings, 'deadLetter'>>;
   /** Deliveries before GCP moves a message to the dead-letter topic (5..100). */
   maxDeliveryAttempts?: number;
+  /**
+   * Per step type: overrides of its step-ready subscription (on top of subscriptionDefaults),
+   * e.g. the ack deadline of a push subscription, which is how long Pub/Sub waits for the push
+   * request to answer.
+   */
+  stepSubscriptionSettings?: Readonly<
+    Record<string, Partial<Omit<SubscriptionSettings, 'deadLetter'>>>
+  >;
+  /** Per step type: push delivery of its step-ready subscription (absent step types pull). */
+  push?: Readonly<Record<string, PushDelivery>>;
 }
 
 export const DEFAULT_SUBSCRIPTION_SETTINGS: Readonly<Omit<SubscriptionSettings, 'deadLetter'>> = {
@@ -120,17 +150,34 @@ export function buildTopology(options: BuildTopologyOptions = {}): Topology {
     topic: deadLetterTopic(prefix),
     maxDeliveryAttempts: options.maxDeliveryAttempts ?? DEFAULT_MAX_DELIVERY_ATTEMPTS,
   };
-  const workTopics = [...new Set(stepTypes)].map((t) => stepReadyTopic(t, prefix));
-  workTopics.push(stepEventsTopic(prefix));
+  const uniqueStepTypes = [...new Set(stepTypes)];
+  for (const [option, keys] of [
+    ['push', Object.keys(options.push ?? {})],
+    ['stepSubscriptionSettings', Object.keys(options.stepSubscriptionSettings ?? {})],
+  ] as const) {
+    const unknown = keys.filter((k) => !uniqueStepTypes.includes(k));
+    if (unknown.length > 0) {
+      throw new TopologyError(`${option}: not a step type of this topology: ${unknown.join(', ')}`);
+    }
+  }
+  const stepSubscriptions: SubscriptionSpec[] = uniqueStepTypes.map((stepType) => {
+    const topic = stepReadyTopic(stepType, prefix);
+    const push = options.push?.[stepType];
+    return {
+      name: subscriptionFor(topic),
+      topic,
+      settings: { ...base, ...options.stepSubscriptionSettings?.[stepType], deadLetter },
+      ...(push === undefined ? {} : { push }),
+    };
+  });
+  const eventsTopic = stepEventsTopic(prefix);
+  const workTopics = [...stepSubscriptions.map((s) => s.topic), eventsTopic];
   const topology: Topology = {
     prefix,
     topics: [...workTopics, deadLetter.topic].map((name) => ({ name })),
     subscriptions: [
-      ...workTopics.map((topic) => ({
-        name: subscriptionFor(topic),
-        topic,
-        settings: { ...base, deadLetter },
-      })),
+      ...stepSubscriptions,
+      { name: subscriptionFor(eventsTopic), topic: eventsTopic, settings: { ...base, deadLetter } },
       // The dead-letter subscription keeps what landed there for inspection; it has no dead
       // letter of its own.
       { name: deadLetterSubscription(prefix), topic: deadLetter.topic, settings: { ...base } },
@@ -154,8 +201,9 @@ export function validateTopology(topology: Topology): void {
       throw new TopologyError(`invalid Pub/Sub resource name: ${name}`);
     }
   }
-  for (const { name, topic, settings } of topology.subscriptions) {
+  for (const { name, topic, settings, push } of topology.subscriptions) {
     if (!topicNames.has(topic)) throw new TopologyError(`${name}: unknown topic ${topic}`);
+    if (push !== undefined && push !== 'keep') validatePush(name, push);
     checkRange(`${name}.ackDeadlineSeconds`, settings.ackDeadlineSeconds, 10, 600);
     checkRange(`${name}.minimumBackoffSeconds`, settings.minimumBackoffSeconds, 0, 600);
     checkRange(`${name}.maximumBackoffSeconds`, settings.maximumBackoffSeconds, 0, 600);
@@ -169,6 +217,26 @@ export function validateTopology(topology: Topology): void {
         throw new TopologyError(`${name}: unknown dead-letter topic ${settings.deadLetter.topic}`);
       }
     }
+  }
+}
+
+const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+function validatePush(name: string, push: PushEndpoint): void {
+  let url: URL;
+  try {
+    url = new URL(push.endpoint);
+  } catch {
+    throw new TopologyError(`${name}: push endpoint is not a URL: ${push.endpoint}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TopologyError(`${name}: push endpoint must be http(s): ${push.endpoint}`);
+  }
+  if (push.audience.trim() === '') throw new TopologyError(`${name}: push audience is empty`);
+  if (!EMAIL_PATTERN.test(push.serviceAccountEmail)) {
+    throw new TopologyError(
+      `${name}: push service account is not an email: ${push.serviceAccountEmail}`,
+    );
   }
 }
 
@@ -204,6 +272,10 @@ interface ObservedSettings {
   retainAckedMessages: boolean;
   messageRetentionSeconds: number | null;
   neverExpires: boolean;
+  /** null: pull. */
+  pushEndpoint: string | null;
+  pushOidcServiceAccountEmail: string | null;
+  pushOidcAudience: string | null;
 }
 
 interface DurationLike {
@@ -224,6 +296,10 @@ interface SubscriptionMetadataLike {
     maxDeliveryAttempts?: number | null;
   } | null;
   expirationPolicy?: { ttl?: DurationLike | null } | null;
+  pushConfig?: {
+    pushEndpoint?: string | null;
+    oidcToken?: { serviceAccountEmail?: string | null; audience?: string | null } | null;
+  } | null;
 }
 
 function seconds(duration: DurationLike | null | undefined): number | null {
@@ -234,6 +310,8 @@ function seconds(duration: DurationLike | null | undefined): number | null {
 
 function observe(metadata: SubscriptionMetadataLike): ObservedSettings {
   const ttl = metadata.expirationPolicy?.ttl;
+  // A pull subscription reports an empty pushConfig (pushEndpoint '').
+  const pushEndpoint = metadata.pushConfig?.pushEndpoint || null;
   return {
     topic: metadata.topic ?? '',
     ackDeadlineSeconds: metadata.ackDeadlineSeconds ?? 0,
@@ -250,6 +328,11 @@ function observe(metadata: SubscriptionMetadataLike): ObservedSettings {
       metadata.expirationPolicy !== null &&
       metadata.expirationPolicy !== undefined &&
       (ttl === null || ttl === undefined),
+    pushEndpoint,
+    pushOidcServiceAccountEmail:
+      pushEndpoint === null ? null : metadata.pushConfig?.oidcToken?.serviceAccountEmail || null,
+    pushOidcAudience:
+      pushEndpoint === null ? null : metadata.pushConfig?.oidcToken?.audience || null,
   };
 }
 
@@ -265,8 +348,32 @@ function desired(spec: SubscriptionSpec, topicPath: (name: string) => string): O
     retainAckedMessages: settings.retainAckedMessages,
     messageRetentionSeconds: settings.messageRetentionSeconds,
     neverExpires: true,
+    ...pushFields(spec.push),
   };
 }
+
+type PushFields = Pick<
+  ObservedSettings,
+  'pushEndpoint' | 'pushOidcServiceAccountEmail' | 'pushOidcAudience'
+>;
+
+function pushFields(push: PushDelivery | undefined): PushFields {
+  // 'keep' is excluded from the diff (PUSH_FIELDS); the values here are never compared.
+  if (push === undefined || push === 'keep') {
+    return { pushEndpoint: null, pushOidcServiceAccountEmail: null, pushOidcAudience: null };
+  }
+  return {
+    pushEndpoint: push.endpoint,
+    pushOidcServiceAccountEmail: push.serviceAccountEmail,
+    pushOidcAudience: push.audience,
+  };
+}
+
+const PUSH_FIELDS: readonly (keyof PushFields)[] = [
+  'pushEndpoint',
+  'pushOidcServiceAccountEmail',
+  'pushOidcAudience',
+];
 
 /** Fields of ObservedSettings -> the top-level Subscription field setMetadata must send. */
 const UPDATE_FIELD: Record<Exclude<keyof ObservedSettings, 'topic'>, string> = {
@@ -278,11 +385,19 @@ const UPDATE_FIELD: Record<Exclude<keyof ObservedSettings, 'topic'>, string> = {
   retainAckedMessages: 'retainAckedMessages',
   messageRetentionSeconds: 'messageRetentionDuration',
   neverExpires: 'expirationPolicy',
+  pushEndpoint: 'pushConfig',
+  pushOidcServiceAccountEmail: 'pushConfig',
+  pushOidcAudience: 'pushConfig',
 };
 
-function diff(observed: ObservedSettings, wanted: ObservedSettings): FieldChange[] {
+function diff(
+  observed: ObservedSettings,
+  wanted: ObservedSettings,
+  keepPush: boolean,
+): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const field of Object.keys(UPDATE_FIELD) as (keyof typeof UPDATE_FIELD)[]) {
+    if (keepPush && (PUSH_FIELDS as readonly string[]).includes(field)) continue;
     if (observed[field] !== wanted[field]) {
       changes.push({ field, from: observed[field], to: wanted[field] });
     }
@@ -308,6 +423,21 @@ function subscriptionResource(spec: SubscriptionSpec, topicPath: (name: string) 
     retainAckedMessages: settings.retainAckedMessages,
     messageRetentionDuration: { seconds: settings.messageRetentionSeconds },
     expirationPolicy: { ttl: null },
+    // An empty pushConfig turns a push subscription back into pull; 'keep' sends none.
+    ...(spec.push === 'keep'
+      ? {}
+      : {
+          pushConfig:
+            spec.push === undefined
+              ? {}
+              : {
+                  pushEndpoint: spec.push.endpoint,
+                  oidcToken: {
+                    serviceAccountEmail: spec.push.serviceAccountEmail,
+                    audience: spec.push.audience,
+                  },
+                },
+        }),
   };
 }
 
@@ -403,7 +533,7 @@ async function applySubscription(
         'a subscription cannot change topic: delete it and apply again',
     );
   }
-  const changes = diff(observed, wanted);
+  const changes = diff(observed, wanted, spec.push === 'keep');
   if (changes.length === 0) {
     return { action: 'unchanged', kind: 'subscription', name: spec.name, changes };
   }

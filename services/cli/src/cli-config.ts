@@ -13,6 +13,14 @@ export const cliConfigSchema = z.object({
    */
   GOOGLE_CLOUD_PROJECT: z.string().min(1).optional(),
   FIRESTORE_EMULATOR_HOST: hostPortSchema.optional(),
+  /** `tda infra apply`: the Pub/Sub topology goes to this emulator (nothing else is applied). */
+  PUBSUB_EMULATOR_HOST: hostPortSchema.optional(),
+  /**
+   * `tda infra apply`: send the Google REST calls to `<this>/<service>/<path>` instead of
+   * `https://<service>.googleapis.com/<path>` (tests: a FakeGcpApi over HTTP). An http:// endpoint
+   * gets no credentials (an access token never travels in clear text); https:// gets ADC's.
+   */
+  TDA_GOOGLE_API_ENDPOINT: z.string().url().optional(),
 });
 export type CliConfig = z.infer<typeof cliConfigSchema>;
 
@@ -78,5 +86,25 @@ export function resolveFirestoreTarget(
     ...(config.FIRESTORE_EMULATOR_HOST === undefined
       ? {}
       : { emulatorHost: config.FIRESTORE_EMULATOR_HOST }),
+  };
+}
+
+export interface InfraTarget {
+  /** host:port of the Pub/Sub emulator; absent = Pub/Sub of the project (ADC). */
+  pubsubEmulatorHost?: string;
+  /** REST endpoint override (TDA_GOOGLE_API_ENDPOINT). */
+  googleApiEndpoint?: string;
+}
+
+/** Where `tda infra apply` sends its calls (see cliConfigSchema). */
+export function resolveInfraTarget(env?: EnvSource): InfraTarget {
+  const config = loadConfig('tda-cli', cliConfigSchema, env);
+  return {
+    ...(config.PUBSUB_EMULATOR_HOST === undefined
+      ? {}
+      : { pubsubEmulatorHost: config.PUBSUB_EMULATOR_HOST }),
+    ...(config.TDA_GOOGLE_API_ENDPOINT === undefined
+      ? {}
+      : { googleApiEndpoint: config.TDA_GOOGLE_API_ENDPOINT }),
   };
 }

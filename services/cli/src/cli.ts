@@ -4,7 +4,8 @@ import type { FlowRun, TriggerRequest } from '@tda/contracts';
 import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
-import { resolveFirestoreTarget, type ApiTarget } from './cli-config';
+import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
+import { runInfraApply, type InfraApplyFlags } from './infra-command';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
 import { artifactUris, renderRun } from './run-view';
@@ -16,8 +17,10 @@ export interface CliIo {
   /** Resolves where the API is (env or the local stack); injectable for tests. */
   target: () => ApiTarget;
   watchIntervalMs?: number;
-  /** Environment for commands that read config themselves (`tda llm seed`); default: the process's. */
+  /** Environment for commands that read config themselves (`tda llm seed`, `tda infra`); default: the process's. */
   env?: EnvSource;
+  /** Where `tda infra` looks for deploy/ (default: the CLI's directory, then the cwd). */
+  deploySearchFrom?: readonly string[];
 }
 
 function print(io: CliIo, lines: string[] | string): void {
@@ -316,6 +319,37 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
         await firestore.terminate();
       }
     });
+
+  const infra = program
+    .command('infra')
+    .description('Google Cloud resources of a deploy environment (deploy/environments.json)');
+  const infraCommand = (name: string, description: string, forceDryRun: boolean): void => {
+    const command = infra
+      .command(name)
+      .description(description)
+      .option('--project <id>', 'the environment of this project')
+      .option('--profile <name>', 'the environment of this skaffold profile (dev, prod)')
+      .option('--region <region>', "override the environment's region");
+    if (!forceDryRun) command.option('--dry-run', 'read and compare only; write nothing');
+    command
+      .option('--environments <file>', 'environments file (default: deploy/environments.json)')
+      .action(async (opts: InfraApplyFlags) => {
+        await runInfraApply(
+          { ...opts, dryRun: forceDryRun || opts.dryRun === true },
+          {
+            print: (lines) => print(io, lines),
+            target: resolveInfraTarget(io.env),
+            searchFrom: io.deploySearchFrom ?? [__dirname, process.cwd()],
+          },
+        );
+      });
+  };
+  infraCommand(
+    'apply',
+    'create or update the project resources (service accounts, bucket, secrets, image repository, Pub/Sub, IAM, Firestore, Cloud Scheduler) and print the plan; never deletes',
+    false,
+  );
+  infraCommand('plan', 'the same as `infra apply --dry-run`', true);
 
   async function afterRecovery(
     api: ApiClient,

@@ -5,3 +5,4 @@ export * from './llm-seed';
 export * from './report-view';
 export * from './run-view';
 export * from './watch';
+export * from './infra-command';

@@ -1,2 +1,3 @@
 export * from './fake-gcp-api';
 export * from './fake-identity-routes';
+export * from './fake-platform-routes';
