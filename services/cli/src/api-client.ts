@@ -57,6 +57,8 @@ export interface ReplayAnswer {
 export interface ApiClientOptions {
   baseUrl: string;
   token: string;
+  /** Sent as X-Serverless-Authorization (Cloud Run IAM) when set. */
+  identityToken?: string;
   /** Per-request timeout. */
   timeoutMs?: number;
   fetchImpl?: typeof fetch;
@@ -148,6 +150,9 @@ export class ApiClient {
         method,
         headers: {
           authorization: `Bearer ${this.options.token}`,
+          ...(this.options.identityToken === undefined
+            ? {}
+            : { 'x-serverless-authorization': `Bearer ${this.options.identityToken}` }),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

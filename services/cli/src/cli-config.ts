@@ -6,6 +6,12 @@ import { z } from 'zod';
 export const cliConfigSchema = z.object({
   TDA_API_URL: z.string().url().optional(),
   TDA_API_TOKEN: z.string().min(1).optional(),
+  /**
+   * A Google identity token for an orchestrator behind Cloud Run IAM (`gcloud auth
+   * print-identity-token`), sent as X-Serverless-Authorization: Cloud Run checks that header and
+   * leaves Authorization (the API token) to the orchestrator.
+   */
+  TDA_API_ID_TOKEN: z.string().min(1).optional(),
   TDA_DATA_DIR: z.string().min(1).default('.data'),
   /**
    * `tda llm seed` talks to Firestore directly. No default project on purpose: seeding the wrong
@@ -30,6 +36,8 @@ export const LOCAL_API_FILE = 'local-api.json';
 export interface ApiTarget {
   baseUrl: string;
   token: string;
+  /** Google identity token for Cloud Run IAM (TDA_API_ID_TOKEN). */
+  identityToken?: string;
   source: 'env' | 'local-stack';
 }
 
@@ -40,7 +48,12 @@ export interface ApiTarget {
 export function resolveApiTarget(env?: EnvSource): ApiTarget {
   const config = loadConfig('tda-cli', cliConfigSchema, env);
   if (config.TDA_API_URL !== undefined && config.TDA_API_TOKEN !== undefined) {
-    return { baseUrl: config.TDA_API_URL, token: config.TDA_API_TOKEN, source: 'env' };
+    return {
+      baseUrl: config.TDA_API_URL,
+      token: config.TDA_API_TOKEN,
+      ...(config.TDA_API_ID_TOKEN === undefined ? {} : { identityToken: config.TDA_API_ID_TOKEN }),
+      source: 'env',
+    };
   }
   const file = join(config.TDA_DATA_DIR, LOCAL_API_FILE);
   let local: { url?: unknown; token?: unknown };

@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FlowRun } from '@tda/contracts';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from './api-client';
 import { runCli, type CliIo } from './cli';
 import { LOCAL_API_FILE, resolveApiTarget } from './cli-config';
 import { artifactUris, renderRun } from './run-view';
@@ -140,6 +142,39 @@ describe('API target resolution', () => {
       token: 't',
       source: 'env',
     });
+  });
+
+  it('sends a Google identity token as X-Serverless-Authorization beside the API token', async () => {
+    const target = resolveApiTarget({
+      TDA_API_URL: 'http://h:1',
+      TDA_API_TOKEN: 't',
+      TDA_API_ID_TOKEN: 'google-id-token',
+    });
+    expect(target.identityToken).toBe('google-id-token');
+    const seen: Record<string, string | string[] | undefined>[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const client = new ApiClient({
+        baseUrl: `http://127.0.0.1:${port}`,
+        token: 't',
+        identityToken: target.identityToken ?? '',
+      });
+      await client.flows();
+      await new ApiClient({ baseUrl: `http://127.0.0.1:${port}`, token: 't' }).flows();
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    expect(seen[0]).toMatchObject({
+      authorization: 'Bearer t',
+      'x-serverless-authorization': 'Bearer google-id-token',
+    });
+    expect(seen[1]).not.toHaveProperty('x-serverless-authorization');
   });
 
   it('falls back to the file written by npm start, and explains when it is missing', () => {

@@ -6,6 +6,7 @@ import { FirestorePromptRegistry } from '@tda/llm';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
 import { runInfraApply, type InfraApplyFlags } from './infra-command';
+import { runInfraRender, type InfraRenderFlags } from './infra-render';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
 import { artifactUris, renderRun } from './run-view';
@@ -42,7 +43,11 @@ export interface CliOutcome {
 export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Command {
   const client = (): ApiClient => {
     const target = io.target();
-    return new ApiClient({ baseUrl: target.baseUrl, token: target.token });
+    return new ApiClient({
+      baseUrl: target.baseUrl,
+      token: target.token,
+      ...(target.identityToken === undefined ? {} : { identityToken: target.identityToken }),
+    });
   };
   const program = new Command('tda')
     .description(
@@ -350,6 +355,18 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     false,
   );
   infraCommand('plan', 'the same as `infra apply --dry-run`', true);
+  infra
+    .command('render')
+    .description(
+      'regenerate deploy/cloudrun/<profile>/*.yaml and skaffold.yaml from the deployment model and deploy/environments.json',
+    )
+    .option('--check', 'write nothing; exit 1 when a generated file is out of date')
+    .action((opts: InfraRenderFlags) => {
+      runInfraRender(opts, {
+        print: (lines) => print(io, lines),
+        searchFrom: io.deploySearchFrom ?? [__dirname, process.cwd()],
+      });
+    });
 
   async function afterRecovery(
     api: ApiClient,
