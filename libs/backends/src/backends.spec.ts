@@ -50,6 +50,13 @@ describe('createBackends (memory)', () => {
     }
   });
 
+  it('refuses to apply the plain topology to GCP (tda infra apply owns it)', async () => {
+    const config = loadConfig('test', backendConfigSchema, { TDA_BACKEND: 'gcp' });
+    await expect(createBackends(config, { applyTopology: true })).rejects.toThrow(
+      /tda infra apply/,
+    );
+  });
+
   it('rejects an invalid bucket name at config time', () => {
     expect(() =>
       loadConfig('test', backendConfigSchema, { TDA_ARTIFACTS_BUCKET: 'Bad_Bucket!' }),

@@ -1,3 +1,4 @@
+import { ConfigError } from '@tda/config';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
 import { GcsArtifactStore, LocalArtifactStore, type ArtifactStore } from '@tda/artifacts';
@@ -33,7 +34,8 @@ export interface Backends {
 export interface CreateBackendsOptions {
   /**
    * Apply the Pub/Sub topology at start. Default: true for memory and emulators (they start
-   * empty), false for gcp (the topology is applied by `tda infra apply`, not by every instance).
+   * empty). Refused for gcp: there `tda infra apply` owns the topology, including push configs and
+   * per-step ack deadlines that the plain topology would silently reset.
    */
   applyTopology?: boolean;
   /** In memory mode, the broker runs topology durations (backoff, ack deadline) this much faster. */
@@ -51,6 +53,11 @@ export async function createBackends(
   config: BackendConfig,
   options: CreateBackendsOptions = {},
 ): Promise<Backends> {
+  if (config.TDA_BACKEND === 'gcp' && options.applyTopology === true) {
+    throw new ConfigError('backends', [
+      'applyTopology: not with TDA_BACKEND=gcp (run `npx tda infra apply`: it owns the GCP topology)',
+    ]);
+  }
   const topology = buildTopology({ prefix: config.TDA_PUBSUB_PREFIX });
   const dataDir = resolve(config.TDA_DATA_DIR);
   switch (config.TDA_BACKEND) {
