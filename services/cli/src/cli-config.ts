@@ -107,6 +107,8 @@ export interface InfraTarget {
   pubsubEmulatorHost?: string;
   /** REST endpoint override (TDA_GOOGLE_API_ENDPOINT). */
   googleApiEndpoint?: string;
+  /** host:port of the Firestore emulator for the LLM registry seed; absent = the project's (ADC). */
+  firestoreEmulatorHost?: string;
 }
 
 /** Where `tda infra apply` sends its calls (see cliConfigSchema). */
@@ -119,5 +121,8 @@ export function resolveInfraTarget(env?: EnvSource): InfraTarget {
     ...(config.TDA_GOOGLE_API_ENDPOINT === undefined
       ? {}
       : { googleApiEndpoint: config.TDA_GOOGLE_API_ENDPOINT }),
+    ...(config.FIRESTORE_EMULATOR_HOST === undefined
+      ? {}
+      : { firestoreEmulatorHost: config.FIRESTORE_EMULATOR_HOST }),
   };
 }

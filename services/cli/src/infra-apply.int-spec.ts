@@ -27,7 +27,7 @@ interface Row {
  * (the emulator keeps projects apart) and Pub/Sub prefix, in a temporary environments file.
  */
 describe('tda infra apply (Pub/Sub emulator)', () => {
-  const { pubsubHost } = emulatorEndpoints();
+  const { pubsubHost, firestoreHost } = emulatorEndpoints();
   let dir = '';
   let project = '';
   let prefix = '';
@@ -188,7 +188,12 @@ describe('tda infra apply (Pub/Sub emulator)', () => {
     });
 
     it('plans, applies every part, and a second apply is all unchanged with no write', async () => {
-      const env = { PUBSUB_EMULATOR_HOST: pubsubHost, TDA_GOOGLE_API_ENDPOINT: endpoint };
+      // The LLM registry seed (the last section) talks to Firestore itself: the emulator here.
+      const env = {
+        PUBSUB_EMULATOR_HOST: pubsubHost,
+        FIRESTORE_EMULATOR_HOST: firestoreHost,
+        TDA_GOOGLE_API_ENDPOINT: endpoint,
+      };
       // skaffold run already happened: push, invokers and the Scheduler job are all applied
       const urls = new Map(
         ['tda-worker-ohlcv-export', 'tda-worker-chart-export', 'tda-orchestrator'].map((name) => [
@@ -225,6 +230,8 @@ describe('tda infra apply (Pub/Sub emulator)', () => {
           'firestore-index',
           'firestore-rules',
           'iam-binding',
+          'llm-prompt',
+          'llm-schema',
           'scheduler-job',
           'secret',
           'service-account',

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PubSub } from '@google-cloud/pubsub';
+import { createFirestore } from '@tda/flow-store';
 import {
   applyInfra,
   GoogleRestClient,
@@ -14,6 +15,7 @@ import {
 } from '@tda/infra';
 import { GoogleAuth, PassThroughClient } from 'google-auth-library';
 import type { InfraTarget } from './cli-config';
+import { applyLlmRegistry } from './infra-llm-registry';
 
 export const ENVIRONMENTS_FILE = join('deploy', 'environments.json');
 
@@ -186,8 +188,32 @@ export async function runInfraApply(flags: InfraApplyFlags, io: InfraCommandIo):
       emulator,
       ...(firestore === undefined ? {} : { firestore }),
     });
+    if (!emulator) plan.push(...(await seedLlmRegistryOf(environment, io.target, plan, dryRun)));
     io.print(renderInfraPlan(plan, dryRun));
   } finally {
     await pubsub.close();
+  }
+}
+
+/** The LLM registry section, over a Firestore client of its own (closed before returning). */
+async function seedLlmRegistryOf(
+  environment: DeployEnvironment,
+  target: InfraTarget,
+  plan: readonly InfraPlanItem[],
+  dryRun: boolean,
+): Promise<InfraPlanItem[]> {
+  const firestore = createFirestore({
+    projectId: environment.project,
+    ...(target.firestoreEmulatorHost === undefined
+      ? {}
+      : { emulatorHost: target.firestoreEmulatorHost }),
+  });
+  try {
+    return await applyLlmRegistry(firestore, {
+      dryRun,
+      databasePlanned: plan.some((i) => i.kind === 'firestore-database' && i.action === 'create'),
+    });
+  } finally {
+    await firestore.terminate();
   }
 }
