@@ -6,9 +6,12 @@ import {
   DEPLOYABLE_SERVICES,
   HEALTH_PATH,
   SECRETS,
+  LLM_PROVIDERS,
   SERVICE_DEPLOYMENTS,
   checkDeployFiles,
+  environmentSchema,
   readDeployEnvironments,
+  renderDeployFiles,
   serviceAccountEmail,
   type DeployableService,
   type DeployEnvironment,
@@ -162,6 +165,39 @@ function committedManifests(): { path: string; profile: string; manifest: Manife
     }));
 }
 
+const secretIds: string[] = Object.values(SECRETS);
+
+/**
+ * The container env of a manifest sets only env its service's zod config schema declares, secrets
+ * only by reference, and as a whole passes that schema (a revision boots without ConfigError).
+ */
+function expectEnvAcceptedByService(manifest: Manifest): void {
+  const deployment = SERVICE_DEPLOYMENTS.find((s) => s.name === manifest.metadata.name);
+  if (deployment === undefined) throw new Error(`no model for ${manifest.metadata.name}`);
+  const schema = CONFIG_SCHEMAS[deployment.project];
+  const env = manifest.spec.template.spec.containers[0]?.env ?? [];
+  const names = env.map((e) => e.name);
+  expect(new Set(names).size).toBe(names.length);
+  // Cloud Run sets PORT itself and refuses it in a manifest.
+  expect(names).not.toContain('PORT');
+  const declared = schemaKeys(schema);
+  for (const name of names) expect(declared, `${name} is not in the config schema`).toContain(name);
+
+  const processEnv: Record<string, string> = {};
+  for (const e of env) {
+    if ('value' in e) {
+      processEnv[e.name] = e.value;
+      continue;
+    }
+    expect(secretIds).toContain(e.valueFrom.secretKeyRef.name);
+    expect(e.valueFrom.secretKeyRef.key).toBe('latest');
+    // Never a secret's value: Secret Manager resolves it when the instance starts.
+    processEnv[e.name] = 'placeholder-secret-value-0123456789';
+  }
+  const parsed = schema.safeParse(processEnv);
+  expect(parsed.error?.issues ?? []).toEqual([]);
+}
+
 describe('deployable services', () => {
   const services = nxProjects().filter((p) => p.tags.includes('type:service'));
 
@@ -196,7 +232,6 @@ describe('deployable services', () => {
 
 describe('committed Cloud Run manifests', () => {
   const manifests = committedManifests();
-  const secretIds: string[] = Object.values(SECRETS);
 
   it('exist for every profile and service', () => {
     expect(manifests).toHaveLength(environments.length * SERVICE_DEPLOYMENTS.length);
@@ -267,35 +302,40 @@ describe('committed Cloud Run manifests', () => {
 
   it.each(manifests.map((m) => [m.path, m] as const))(
     '%s sets only env its service schema declares, and secrets only by reference',
-    (_path, { manifest }) => {
-      const deployment = SERVICE_DEPLOYMENTS.find((s) => s.name === manifest.metadata.name);
-      if (deployment === undefined) throw new Error(`no model for ${manifest.metadata.name}`);
-      const schema = CONFIG_SCHEMAS[deployment.project];
-      const env = manifest.spec.template.spec.containers[0]?.env ?? [];
-      const names = env.map((e) => e.name);
-      expect(new Set(names).size).toBe(names.length);
-      // Cloud Run sets PORT itself and refuses it in a manifest.
-      expect(names).not.toContain('PORT');
-      const declared = schemaKeys(schema);
-      for (const name of names)
-        expect(declared, `${name} is not in the config schema`).toContain(name);
-
-      const processEnv: Record<string, string> = {};
-      for (const e of env) {
-        if ('value' in e) {
-          processEnv[e.name] = e.value;
-          continue;
-        }
-        expect(secretIds).toContain(e.valueFrom.secretKeyRef.name);
-        expect(e.valueFrom.secretKeyRef.key).toBe('latest');
-        // Never a secret's value: Secret Manager resolves it when the instance starts.
-        processEnv[e.name] = 'placeholder-secret-value-0123456789';
-      }
-      // The env a revision boots with passes the service's own validation (no ConfigError).
-      const parsed = schema.safeParse(processEnv);
-      expect(parsed.error?.issues ?? []).toEqual([]);
-    },
+    (_path, { manifest }) => expectEnvAcceptedByService(manifest),
   );
+});
+
+describe('every LLM provider', () => {
+  // deploy/environments.json keeps the default; render each provider for its profiles in memory.
+  const renderings = LLM_PROVIDERS.flatMap((llm) =>
+    [...renderDeployFiles(environments.map((e) => ({ ...e, llm })))]
+      .filter(([path]) => path.startsWith('deploy/cloudrun/'))
+      .map(([path, content]) => ({ llm, path, manifest: manifestShape.parse(parse(content)) })),
+  );
+
+  it.each(renderings.map((r) => [`${r.llm} ${r.path}`, r] as const))(
+    '%s boots with env its service schema accepts',
+    (_name, { manifest }) => expectEnvAcceptedByService(manifest),
+  );
+
+  it('vertex-ai: the LLM worker selects Vertex AI and references no secret', () => {
+    const llmWorkers = renderings.filter(
+      (r) => r.llm === 'vertex-ai' && r.manifest.metadata.name === 'tda-worker-llm-report',
+    );
+    expect(llmWorkers).toHaveLength(environments.length);
+    for (const { manifest } of llmWorkers) {
+      const env = manifest.spec.template.spec.containers[0]?.env ?? [];
+      expect(env.filter((e) => 'valueFrom' in e)).toEqual([]);
+      expect(env).toContainEqual({ name: 'GOOGLE_GENAI_USE_VERTEXAI', value: 'true' });
+      expect(env).toContainEqual({ name: 'GOOGLE_CLOUD_LOCATION', value: 'global' });
+      const config = llmReportConfigSchema.parse(
+        Object.fromEntries(env.flatMap((e) => ('value' in e ? [[e.name, e.value]] : []))),
+      );
+      expect(config).toMatchObject({ GOOGLE_GENAI_USE_VERTEXAI: true });
+      expect(config.GEMINI_API_KEY).toBeUndefined();
+    }
+  });
 });
 
 describe('skaffold.yaml', () => {
@@ -381,11 +421,18 @@ describe('deploy/README.md', () => {
     }
   });
 
-  it('lists every role of every service account with the model’s reason, and nothing else', () => {
+  // What depends on the environment's `llm` is listed for every provider (marked in the table).
+  const variants = (): DeployEnvironment[] => {
     const environment = environments[0];
     if (environment === undefined) throw new Error('no environment');
-    const expected = SERVICE_DEPLOYMENTS.flatMap((s) =>
-      s.roles(environment).map((r) => `${s.name} ${r.role} ${r.reason}`),
+    return LLM_PROVIDERS.map((llm) => ({ ...environment, llm }));
+  };
+
+  it('lists every role of every service account with the model’s reason, and nothing else', () => {
+    const expected = variants().flatMap((environment) =>
+      SERVICE_DEPLOYMENTS.flatMap((s) =>
+        s.roles(environment).map((r) => `${s.name} ${r.role} ${r.reason}`),
+      ),
     );
     const roleRows = rows
       .filter((cells) => cells[1]?.startsWith('roles/') === true && cells.length === 4)
@@ -394,14 +441,23 @@ describe('deploy/README.md', () => {
   });
 
   it('names every secret with the env variable and service that read it', () => {
-    for (const s of SERVICE_DEPLOYMENTS) {
-      for (const secret of s.secrets) {
-        expect(
-          rows.some(
-            (cells) => cells[0] === secret.secret && cells[1] === `${secret.env} (${s.name})`,
-          ),
-        ).toBe(true);
+    for (const environment of variants()) {
+      for (const s of SERVICE_DEPLOYMENTS) {
+        for (const secret of s.secrets(environment)) {
+          expect(
+            rows.some(
+              (cells) => cells[0] === secret.secret && cells[1] === `${secret.env} (${s.name})`,
+            ),
+          ).toBe(true);
+        }
       }
+    }
+  });
+
+  it('documents every field of environments.json', () => {
+    const documented = rows.map((cells) => cells[0]);
+    for (const field of Object.keys(environmentSchema.shape)) {
+      expect(documented, `${field} is not in the environments.json table`).toContain(field);
     }
   });
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { DeployEnvironment } from './deployment-model';
+import { LLM_PROVIDERS, type DeployEnvironment } from './deployment-model';
 import { InfraError } from './infra.errors';
 
 /**
  * deploy/environments.json: the skaffold profiles and the GCP project and region each deploys
  * to. Everything project-specific in the rendered manifests comes from here.
  */
-const environmentSchema = z.object({
+export const environmentSchema = z.object({
   project: z
     .string()
     .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, 'must be a GCP project id (6-30 of a-z 0-9 -)'),
@@ -21,6 +21,8 @@ const environmentSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9_.-]{1,61}[a-z0-9]$/)
     .optional(),
   maxRunningRuns: z.number().int().min(1).max(10_000).default(20),
+  /** `vertex-ai`: no Gemini API key (and no secret reference), roles/aiplatform.user instead. */
+  llm: z.enum(LLM_PROVIDERS).default('gemini-api'),
 });
 
 export const environmentsFileSchema = z
@@ -44,6 +46,7 @@ export function parseEnvironments(json: unknown): DeployEnvironment[] {
     pubsubPrefix: e.pubsubPrefix,
     artifactsBucket: e.artifactsBucket ?? `${e.project}-tda-artifacts`,
     maxRunningRuns: e.maxRunningRuns,
+    llm: e.llm,
   }));
 }
 

@@ -4,7 +4,9 @@ import { parseEnvironments, selectEnvironment } from './deploy-environments';
 import {
   DEPLOYABLE_SERVICES,
   PUSH_TARGETS,
+  SECRETS,
   SERVICE_DEPLOYMENTS,
+  referencedSecrets,
   serviceDeployment,
   type DeployEnvironment,
 } from './deployment-model';
@@ -17,7 +19,9 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-prod-tda-artifacts',
   maxRunningRuns: 20,
+  llm: 'gemini-api',
 };
+const vertex: DeployEnvironment = { ...env, llm: 'vertex-ai' };
 
 describe('deployment model', () => {
   it('describes every deployable service exactly once, named tda-<project>', () => {
@@ -51,27 +55,38 @@ describe('deployment model', () => {
   });
 
   it('runs every service against GCP with the environment project, prefix and bucket', () => {
-    for (const s of SERVICE_DEPLOYMENTS) {
-      expect(s.env(env)).toMatchObject({
-        TDA_BACKEND: 'gcp',
-        GOOGLE_CLOUD_PROJECT: 'acme-tda-prod',
-        TDA_PUBSUB_PREFIX: 'tda',
-        TDA_ARTIFACTS_BUCKET: 'acme-tda-prod-tda-artifacts',
-      });
-      // secrets never appear as plain env
-      for (const secret of s.secrets) expect(s.env(env)).not.toHaveProperty(secret.env);
+    for (const e of [env, vertex]) {
+      for (const s of SERVICE_DEPLOYMENTS) {
+        expect(s.env(e)).toMatchObject({
+          TDA_BACKEND: 'gcp',
+          GOOGLE_CLOUD_PROJECT: 'acme-tda-prod',
+          TDA_PUBSUB_PREFIX: 'tda',
+          TDA_ARTIFACTS_BUCKET: 'acme-tda-prod-tda-artifacts',
+        });
+        // secrets never appear as plain env
+        for (const secret of s.secrets(e)) expect(s.env(e)).not.toHaveProperty(secret.env);
+      }
     }
   });
 
-  it('grants each service account only resource roles with a reason, and access to its own secrets', () => {
-    for (const s of SERVICE_DEPLOYMENTS) {
-      const roles = s.roles(env);
-      expect(roles.every((r) => r.reason.length > 0)).toBe(true);
-      expect(roles.some((r) => r.role === 'roles/owner' || r.role === 'roles/editor')).toBe(false);
-      const secretGrants = roles
-        .filter((r) => r.role === 'roles/secretmanager.secretAccessor')
-        .map((r) => (r.resource.type === 'secret' ? r.resource.name : ''));
-      expect(secretGrants.sort()).toEqual(s.secrets.map((x) => x.secret).sort());
+  it('grants each service account only resource roles with a reason, and access to exactly its own secrets', () => {
+    for (const e of [env, vertex]) {
+      for (const s of SERVICE_DEPLOYMENTS) {
+        const roles = s.roles(e);
+        expect(roles.every((r) => r.reason.length > 0)).toBe(true);
+        expect(roles.some((r) => r.role === 'roles/owner' || r.role === 'roles/editor')).toBe(
+          false,
+        );
+        const secretGrants = roles
+          .filter((r) => r.role === 'roles/secretmanager.secretAccessor')
+          .map((r) => (r.resource.type === 'secret' ? r.resource.name : ''));
+        expect(secretGrants.sort()).toEqual(
+          s
+            .secrets(e)
+            .map((x) => x.secret)
+            .sort(),
+        );
+      }
     }
     const orchestratorTopics = serviceDeployment('orchestrator')
       .roles(env)
@@ -80,11 +95,54 @@ describe('deployment model', () => {
   });
 });
 
+describe('LLM provider per environment', () => {
+  const llm = serviceDeployment('worker-llm-report');
+
+  it('gemini-api: the worker reads GEMINI_API_KEY from its secret and may access only that secret', () => {
+    expect(llm.secrets(env)).toEqual([{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]);
+    expect(llm.env(env)).not.toHaveProperty('GOOGLE_GENAI_USE_VERTEXAI');
+    expect(llm.env(env)).not.toHaveProperty('GOOGLE_CLOUD_LOCATION');
+    expect(llm.roles(env).map((r) => r.role)).not.toContain('roles/aiplatform.user');
+    expect(referencedSecrets(env)).toEqual([SECRETS.apiToken, SECRETS.geminiApiKey]);
+  });
+
+  it('vertex-ai: Vertex env, no secret, roles/aiplatform.user instead of the secret accessor', () => {
+    expect(llm.env(vertex)).toMatchObject({
+      GOOGLE_GENAI_USE_VERTEXAI: 'true',
+      GOOGLE_CLOUD_LOCATION: 'global',
+      GOOGLE_CLOUD_PROJECT: 'acme-tda-prod',
+    });
+    expect(llm.secrets(vertex)).toEqual([]);
+    const roles = llm.roles(vertex);
+    expect(roles).toContainEqual({
+      resource: { type: 'project' },
+      role: 'roles/aiplatform.user',
+      reason: 'calls Gemini on Vertex AI',
+    });
+    expect(roles.some((r) => r.role === 'roles/secretmanager.secretAccessor')).toBe(false);
+    // the Gemini key is created by infra apply only where a service reads it
+    expect(referencedSecrets(vertex)).toEqual([SECRETS.apiToken]);
+  });
+
+  it('changes nothing but the LLM worker', () => {
+    for (const s of SERVICE_DEPLOYMENTS.filter((d) => d.project !== 'worker-llm-report')) {
+      expect(s.env(vertex)).toEqual(s.env(env));
+      expect(s.secrets(vertex)).toEqual(s.secrets(env));
+      expect(s.roles(vertex)).toEqual(s.roles(env));
+    }
+  });
+});
+
 describe('deploy environments', () => {
   it('parses profiles with defaults and selects by profile or project', () => {
     const envs = parseEnvironments({
       dev: { project: 'acme-tda-dev', region: 'europe-west1' },
-      prod: { project: 'acme-tda-prod', region: 'us-central1', maxRunningRuns: 50 },
+      prod: {
+        project: 'acme-tda-prod',
+        region: 'us-central1',
+        maxRunningRuns: 50,
+        llm: 'vertex-ai',
+      },
     });
     expect(envs).toEqual([
       {
@@ -94,6 +152,7 @@ describe('deploy environments', () => {
         pubsubPrefix: 'tda',
         artifactsBucket: 'acme-tda-dev-tda-artifacts',
         maxRunningRuns: 20,
+        llm: 'gemini-api',
       },
       {
         profile: 'prod',
@@ -102,6 +161,7 @@ describe('deploy environments', () => {
         pubsubPrefix: 'tda',
         artifactsBucket: 'acme-tda-prod-tda-artifacts',
         maxRunningRuns: 50,
+        llm: 'vertex-ai',
       },
     ]);
     expect(selectEnvironment(envs, { project: 'acme-tda-prod' }).profile).toBe('prod');
@@ -112,7 +172,7 @@ describe('deploy environments', () => {
   it('refuses an invalid file with every issue listed', () => {
     let error: unknown;
     try {
-      parseEnvironments({ prod: { project: 'X', region: 'nowhere' } });
+      parseEnvironments({ prod: { project: 'X', region: 'nowhere', llm: 'openai' } });
     } catch (e) {
       error = e;
     }
@@ -120,6 +180,7 @@ describe('deploy environments', () => {
     expect((error as InfraError).details['issues']).toEqual([
       expect.stringContaining('prod.project'),
       expect.stringContaining('prod.region'),
+      expect.stringContaining('prod.llm'),
     ]);
   });
 });

@@ -17,6 +17,14 @@ export const DEPLOYABLE_SERVICES = [
 ] as const;
 export type DeployableService = (typeof DEPLOYABLE_SERVICES)[number];
 
+/**
+ * How the LLM worker reaches Gemini: `gemini-api` with an API key (the Secret Manager secret
+ * tda-gemini-api-key), or `vertex-ai` with its own service account (Application Default
+ * Credentials, roles/aiplatform.user) and no key at all.
+ */
+export const LLM_PROVIDERS = ['gemini-api', 'vertex-ai'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
 /** One deployment target: a skaffold profile bound to a GCP project and region. */
 export interface DeployEnvironment {
   /** skaffold profile name (`dev`, `prod`). */
@@ -30,13 +38,15 @@ export interface DeployEnvironment {
   artifactsBucket: string;
   /** Runs admitted at once (TDA_MAX_RUNNING_RUNS) — sizing differs between dev and prod. */
   maxRunningRuns: number;
+  /** Gemini API (key in Secret Manager) or Vertex AI (no key); default `gemini-api`. */
+  llm: LlmProvider;
 }
 
 /** Secret Manager secrets the services read (containers created by infra apply, values by you). */
 export const SECRETS = {
   /** The orchestrator's admin API bearer token (TDA_API_TOKEN). */
   apiToken: 'tda-api-token',
-  /** Gemini API key of the LLM worker (GEMINI_API_KEY); unused when Vertex AI is chosen. */
+  /** Gemini API key of the LLM worker (GEMINI_API_KEY); not referenced with `llm: vertex-ai`. */
   geminiApiKey: 'tda-gemini-api-key',
 } as const;
 
@@ -99,7 +109,11 @@ export interface ServiceDeployment {
   cpuAlwaysAllocated: boolean;
   /** Plain env (no secrets), given the environment. */
   env: (environment: DeployEnvironment) => Record<string, string>;
-  secrets: readonly SecretEnv[];
+  /**
+   * Secret env, given the environment. Cloud Run refuses to start a revision that references a
+   * secret without a version, so a secret the environment does not use must not be referenced.
+   */
+  secrets: (environment: DeployEnvironment) => SecretEnv[];
   /** Least-privilege roles of its service account. */
   roles: (environment: DeployEnvironment) => ResourceRole[];
 }
@@ -124,6 +138,17 @@ function pushWorkerEnv(name: string, environment: DeployEnvironment): Record<str
     TDA_PUSH_SERVICE_ACCOUNT: serviceAccountEmail(PUSH_INVOKER_ACCOUNT_ID, environment.project),
   };
 }
+
+/**
+ * The LLM worker's env with `llm: vertex-ai` (fields of @tda/llm llmEnv): Vertex AI with the
+ * service account's Application Default Credentials in GOOGLE_CLOUD_PROJECT. `global` is the
+ * client's own default (@tda/llm DEFAULT_VERTEX_LOCATION), written out so the manifest says where
+ * requests go.
+ */
+const VERTEX_AI_ENV: Readonly<Record<string, string>> = {
+  GOOGLE_GENAI_USE_VERTEXAI: 'true',
+  GOOGLE_CLOUD_LOCATION: 'global',
+};
 
 const firestoreUser: ResourceRole = {
   resource: { type: 'project' },
@@ -171,7 +196,7 @@ function stepWorker(
     cpuAlwaysAllocated: false,
     ...sizing,
     env: (environment) => pushWorkerEnv(name, environment),
-    secrets: [],
+    secrets: () => [],
     roles: (environment) => [
       firestoreUser,
       stepEventsPublisher(environment),
@@ -208,7 +233,7 @@ export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
         environment.project,
       ),
     }),
-    secrets: [{ env: 'TDA_API_TOKEN', secret: SECRETS.apiToken }],
+    secrets: () => [{ env: 'TDA_API_TOKEN', secret: SECRETS.apiToken }],
     roles: (environment) => [
       firestoreUser,
       // Every step type's topic: a flow may contain step types no worker serves yet.
@@ -268,8 +293,12 @@ export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
     env: (environment) => ({
       ...backendEnv(environment),
       TDA_INGRESS: 'pull',
+      ...(environment.llm === 'vertex-ai' ? VERTEX_AI_ENV : {}),
     }),
-    secrets: [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }],
+    secrets: (environment) =>
+      environment.llm === 'gemini-api'
+        ? [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]
+        : [],
     roles: (environment) => [
       firestoreUser,
       stepEventsPublisher(environment),
@@ -282,11 +311,19 @@ export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
         role: 'roles/pubsub.subscriber',
         reason: 'pulls LLM_REPORT step-ready messages',
       },
-      {
-        resource: { type: 'secret', name: SECRETS.geminiApiKey },
-        role: 'roles/secretmanager.secretAccessor',
-        reason: 'reads the Gemini API key',
-      },
+      environment.llm === 'vertex-ai'
+        ? {
+            // The predefined role Google documents for calling Gemini on Vertex AI (it carries
+            // aiplatform.endpoints.predict, which generateContent checks).
+            resource: { type: 'project' },
+            role: 'roles/aiplatform.user',
+            reason: 'calls Gemini on Vertex AI',
+          }
+        : {
+            resource: { type: 'secret', name: SECRETS.geminiApiKey },
+            role: 'roles/secretmanager.secretAccessor',
+            reason: 'reads the Gemini API key',
+          },
     ],
   },
 ];
@@ -296,6 +333,17 @@ export function serviceDeployment(project: DeployableService): ServiceDeployment
   // SERVICE_DEPLOYMENTS covers DEPLOYABLE_SERVICES (checked by deployment-model.spec.ts).
   if (found === undefined) throw new Error(`no deployment for ${project}`);
   return found;
+}
+
+/**
+ * The Secret Manager secrets some service of the environment references, in SECRETS order: the
+ * ones `tda infra apply` creates (a secret nobody reads would only ask for a value nobody uses).
+ */
+export function referencedSecrets(environment: DeployEnvironment): string[] {
+  const used = new Set(
+    SERVICE_DEPLOYMENTS.flatMap((s) => s.secrets(environment).map((x) => x.secret)),
+  );
+  return Object.values(SECRETS).filter((secret) => used.has(secret));
 }
 
 /** Push workers: the step type each push subscription delivers, and the Service it targets. */

@@ -7,7 +7,7 @@ import { loadFirestoreAssets } from './gcp/platform/firestore-assets';
 import { applyInfra, EMULATOR_SKIP_NOTE, INFRA_SECTIONS } from './infra-apply';
 import type { InfraPlanItem } from './plan';
 import { FakeGcpApi } from './testing/fake-gcp-api';
-import { installIdentityRoutes } from './testing/fake-identity-routes';
+import { installIdentityRoutes, type IdentityFakeControl } from './testing/fake-identity-routes';
 import { installPlatformRoutes, type PlatformFakeControl } from './testing/fake-platform-routes';
 
 const env: DeployEnvironment = {
@@ -17,6 +17,7 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-dev-tda-artifacts',
   maxRunningRuns: 5,
+  llm: 'gemini-api',
 };
 const firestore = loadFirestoreAssets(join(__dirname, '../../../deploy/firestore'));
 
@@ -91,6 +92,7 @@ function byAction(plan: readonly InfraPlanItem[]): Record<string, number> {
 
 describe('applyInfra (every section against FakeGcpApi)', () => {
   let fake: FakeGcpApi;
+  let identity: IdentityFakeControl;
   let platform: PlatformFakeControl;
   let pubsub: FakePubSub;
   const run = (dryRun: boolean) =>
@@ -109,7 +111,7 @@ describe('applyInfra (every section against FakeGcpApi)', () => {
 
   beforeEach(() => {
     fake = new FakeGcpApi();
-    installIdentityRoutes(fake, { projectNumber: '123456789012' });
+    identity = installIdentityRoutes(fake, { projectNumber: '123456789012' });
     platform = installPlatformRoutes(fake);
     pubsub = new FakePubSub(fake, env.project);
   });
@@ -144,6 +146,18 @@ describe('applyInfra (every section against FakeGcpApi)', () => {
     expect(byAction(first)['create']).toBeGreaterThan(20);
     const topology = buildTopology({ prefix: env.pubsubPrefix });
     expect([...pubsub.topics].sort()).toEqual(topology.topics.map((t) => t.name).sort());
+    // the Pub/Sub service agent may mint tokens for the push identity only, not project-wide
+    const agent = 'serviceAccount:service-123456789012@gcp-sa-pubsub.iam.gserviceaccount.com';
+    expect(
+      identity.policy(
+        `projects/${env.project}/serviceAccounts/tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
+      )?.bindings,
+    ).toEqual([{ role: 'roles/iam.serviceAccountTokenCreator', members: [agent] }]);
+    expect(
+      identity
+        .policy(`projects/${env.project}`)
+        ?.bindings?.some((b) => b.role === 'roles/iam.serviceAccountTokenCreator'),
+    ).toBe(false);
 
     const mark = fake.calls.length;
     const mutations = pubsub.mutations;

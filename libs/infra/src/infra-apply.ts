@@ -107,7 +107,7 @@ export async function applyInfra(options: ApplyInfraOptions): Promise<InfraPlanI
     ...(await applyIamBindings(
       client,
       environment,
-      pubsubServiceAgentBindings(topology, projectNumber),
+      pubsubServiceAgentBindings(topology, projectNumber, environment),
       apply,
       iamTuning,
     )),

@@ -1,3 +1,4 @@
+import { llmEnvSchema } from '@tda/llm';
 import prettier from 'prettier';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -26,6 +27,7 @@ const dev: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-dev-tda-artifacts',
   maxRunningRuns: 5,
+  llm: 'gemini-api',
 };
 const prod: DeployEnvironment = {
   profile: 'prod',
@@ -34,6 +36,7 @@ const prod: DeployEnvironment = {
   pubsubPrefix: 'tdaprod',
   artifactsBucket: 'acme-prod-artifacts',
   maxRunningRuns: 20,
+  llm: 'gemini-api',
 };
 
 function container(manifest: CloudRunManifest) {
@@ -100,7 +103,7 @@ describe('Cloud Run manifests', () => {
       expect(plain).toEqual(s.env(prod));
       const refs = env.flatMap((e) => ('valueFrom' in e ? [e] : []));
       expect(refs).toEqual(
-        s.secrets.map((x) => ({
+        s.secrets(prod).map((x) => ({
           name: x.env,
           valueFrom: { secretKeyRef: { name: x.secret, key: 'latest' } },
         })),
@@ -113,6 +116,38 @@ describe('Cloud Run manifests', () => {
     expect(
       envNames(container(cloudRunManifest(serviceDeployment('orchestrator'), dev)).env),
     ).toContain('TDA_API_TOKEN');
+  });
+
+  it('with llm=vertex-ai renders the LLM worker with the Vertex AI env and no secret reference', () => {
+    const vertex: DeployEnvironment = { ...prod, llm: 'vertex-ai' };
+    const env = container(cloudRunManifest(serviceDeployment('worker-llm-report'), vertex)).env;
+    expect(env.filter((e) => 'valueFrom' in e)).toEqual([]);
+    expect(envNames(env)).not.toContain('GEMINI_API_KEY');
+    expect(env).toEqual(
+      expect.arrayContaining([
+        { name: 'GOOGLE_GENAI_USE_VERTEXAI', value: 'true' },
+        { name: 'GOOGLE_CLOUD_LOCATION', value: 'global' },
+        { name: 'GOOGLE_CLOUD_PROJECT', value: 'acme-tda-prod' },
+      ]),
+    );
+    // The LLM fields parse as the worker reads them (the whole worker schema: tools/deploy).
+    const plain = Object.fromEntries(
+      env.flatMap((e) => ('value' in e ? [[e.name, e.value] as const] : [])),
+    );
+    const llm = llmEnvSchema.parse(plain);
+    expect(llm).toMatchObject({ GOOGLE_GENAI_USE_VERTEXAI: true, GOOGLE_CLOUD_LOCATION: 'global' });
+    expect(llm.GEMINI_API_KEY).toBeUndefined();
+    // gemini-api (the default) still references the key and sets no Vertex env
+    const gemini = container(cloudRunManifest(serviceDeployment('worker-llm-report'), prod)).env;
+    expect(gemini).toContainEqual({
+      name: 'GEMINI_API_KEY',
+      valueFrom: { secretKeyRef: { name: SECRETS.geminiApiKey, key: 'latest' } },
+    });
+    expect(envNames(gemini)).not.toContain('GOOGLE_GENAI_USE_VERTEXAI');
+    // the other services render the same whichever provider
+    for (const s of SERVICE_DEPLOYMENTS.filter((d) => d.project !== 'worker-llm-report')) {
+      expect(cloudRunManifest(s, vertex)).toEqual(cloudRunManifest(s, prod));
+    }
   });
 
   it('renders environment values from the profile (project, prefix, bucket, run limit)', () => {

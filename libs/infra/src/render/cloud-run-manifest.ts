@@ -127,7 +127,7 @@ function containerEnv(
     value,
   }));
   // Secrets only by reference: the value never appears in a manifest, a revision or a log.
-  const secrets = deployment.secrets.map((s) => ({
+  const secrets = deployment.secrets(environment).map((s) => ({
     name: s.env,
     valueFrom: { secretKeyRef: { name: s.secret, key: 'latest' } },
   }));

@@ -43,6 +43,7 @@ describe('writeDeployFiles / checkDeployFiles', () => {
           pubsubPrefix: 'tda',
           artifactsBucket: 'acme-tda-dev-tda-artifacts',
           maxRunningRuns: 20,
+          llm: 'gemini-api',
         },
         {
           profile: 'prod',
@@ -51,6 +52,7 @@ describe('writeDeployFiles / checkDeployFiles', () => {
           pubsubPrefix: 'tda',
           artifactsBucket: 'acme-tda-prod-tda-artifacts',
           maxRunningRuns: 50,
+          llm: 'gemini-api',
         },
       ]).get('deploy/cloudrun/prod/tda-orchestrator.yaml'),
     );

@@ -12,6 +12,7 @@ const environments: DeployEnvironment[] = [
     pubsubPrefix: 'tda',
     artifactsBucket: 'acme-tda-dev-tda-artifacts',
     maxRunningRuns: 5,
+    llm: 'gemini-api',
   },
   {
     profile: 'prod',
@@ -20,6 +21,7 @@ const environments: DeployEnvironment[] = [
     pubsubPrefix: 'tda',
     artifactsBucket: 'acme-tda-prod-tda-artifacts',
     maxRunningRuns: 20,
+    llm: 'gemini-api',
   },
 ];
 

@@ -3,7 +3,7 @@ import type { FakeGcpApi, FakeRouteContext } from './fake-gcp-api';
 
 /**
  * FakeGcpApi routes for the identity and storage APIs `tda infra apply` calls: Resource Manager
- * (project, project IAM), IAM service accounts, Cloud Storage buckets and their IAM, Secret
+ * (project, project IAM), IAM service accounts and their IAM, Cloud Storage buckets and their IAM, Secret
  * Manager secrets and their IAM, Artifact Registry repositories, and the getIamPolicy /
  * setIamPolicy methods of Pub/Sub topics and subscriptions and Cloud Run services.
  *
@@ -12,7 +12,7 @@ import type { FakeGcpApi, FakeRouteContext } from './fake-gcp-api';
  * `projects/{p}/locations/{r}/repositories/{id}`, `projects/{p}/topics/{t}`,
  * `projects/{p}/subscriptions/{s}`, `projects/{p}/locations/{r}/services/{s}`. A topic,
  * subscription or Cloud Run service exists when its key is set (by the routes of those APIs or
- * by a test); its IAM policy is kept at `<name>#iam`. The fake models one project: any project
+ * by a test); its IAM policy (and a service account's) is kept at `<name>#iam`. The fake models one project: any project
  * id resolves to it, with `projectNumber`.
  *
  * Modelled like the real APIs: 404 for a missing resource, 409 ALREADY_EXISTS on a duplicate
@@ -85,6 +85,8 @@ const ROLE_PREFIX: Record<string, RegExp> = {
   buckets: /^roles\/storage\./,
   secrets: /^roles\/secretmanager\./,
   services: /^roles\/run\./,
+  // Roles whose permissions apply to a service account (tokenCreator, serviceAccountUser, ...).
+  serviceAccounts: /^roles\/iam\./,
 };
 
 export function installIdentityRoutes(
@@ -286,6 +288,24 @@ export function installIdentityRoutes(
     }
     resources.set(name, updated);
     return ok(updated);
+  });
+
+  // IAM v1 serves a service account's policy by POST for both methods (a 404 for an account
+  // that does not exist).
+  const accountPolicyPath = (method: string): RegExp =>
+    new RegExp(`^/v1/projects/${SEG}/serviceAccounts/${NAME}:${method}$`);
+  const accountName = (context: FakeRouteContext): string =>
+    `projects/${group(context, 0)}/serviceAccounts/${group(context, 1)}`;
+  fake.on('POST', 'iam', accountPolicyPath('getIamPolicy'), (context) => {
+    const name = accountName(context);
+    if (!resources.has(name)) return notFound(`Service account ${group(context, 1)}`);
+    return ok(readPolicy(name, emptyPolicy));
+  });
+  fake.on('POST', 'iam', accountPolicyPath('setIamPolicy'), (context) => {
+    const name = accountName(context);
+    if (!resources.has(name)) return notFound(`Service account ${group(context, 1)}`);
+    const policy = bodyOf<{ policy: FakeIamPolicy }>(context.request).policy ?? {};
+    return writePolicy(name, 'serviceAccounts', policy, emptyPolicy, 409);
   });
 
   // --- Cloud Storage JSON API ---

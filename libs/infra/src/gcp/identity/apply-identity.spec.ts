@@ -24,6 +24,7 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-prod-tda-artifacts',
   maxRunningRuns: 20,
+  llm: 'gemini-api',
 };
 const apply = { dryRun: false };
 const dryRun = { dryRun: true };
@@ -138,6 +139,36 @@ describe('identity and storage reconcilers', () => {
     const mark = fake.calls.length;
     const second = await applyAll(fake, apply);
     expect(second.map((i) => i.name)).toEqual(first.map((i) => i.name));
+    expect(actions(second)).toEqual(new Set(['unchanged']));
+    expect(writes(fake, mark)).toEqual([]);
+  });
+
+  it('with llm=vertex-ai: no Gemini key secret, roles/aiplatform.user instead of its accessor', async () => {
+    const vertex: DeployEnvironment = { ...env, llm: 'vertex-ai' };
+    seedPubSub(fake);
+    const first = [
+      ...(await applyIdentityResources(fake, vertex, apply)),
+      ...(await applyServiceIamBindings(fake, vertex, apply)),
+    ];
+    expect(first.filter((i) => i.kind === 'secret').map((i) => i.name)).toEqual(['tda-api-token']);
+    expect(fake.resources.has(`projects/${env.project}/secrets/tda-gemini-api-key`)).toBe(false);
+    const llmWorker = 'serviceAccount:tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com';
+    expect(control.policy(`projects/${env.project}`)?.bindings).toContainEqual({
+      role: 'roles/aiplatform.user',
+      members: [llmWorker],
+    });
+    const accessorGrants = first.filter(
+      (i) => i.kind === 'iam-binding' && i.name.includes('roles/secretmanager.secretAccessor'),
+    );
+    expect(accessorGrants.map((i) => i.name)).toEqual([
+      'secret tda-api-token: roles/secretmanager.secretAccessor → serviceAccount:tda-orchestrator@acme-tda-prod.iam.gserviceaccount.com',
+    ]);
+
+    const mark = fake.calls.length;
+    const second = [
+      ...(await applyIdentityResources(fake, vertex, apply)),
+      ...(await applyServiceIamBindings(fake, vertex, apply)),
+    ];
     expect(actions(second)).toEqual(new Set(['unchanged']));
     expect(writes(fake, mark)).toEqual([]);
   });

@@ -23,6 +23,7 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-dev-tda-artifacts',
   maxRunningRuns: 5,
+  llm: 'gemini-api',
 };
 const apply = { dryRun: false };
 const orchestrator = serviceAccountMember('tda-orchestrator@acme-tda-dev.iam.gserviceaccount.com');
@@ -170,6 +171,67 @@ describe('applyIamBindings', () => {
 
     const again = await applyIamBindings(fake, env, bindings, apply);
     expect(new Set(again.map((i) => i.action))).toEqual(new Set(['unchanged']));
+  });
+
+  it('grants on a service account through that account’s own policy, never the project’s', async () => {
+    const agent = serviceAccountMember(pubsubServiceAgentEmail('42'));
+    const pushEmail = 'tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com';
+    const accountName = `projects/${env.project}/serviceAccounts/${pushEmail}`;
+    const grant = binding(
+      { type: 'service-account', email: pushEmail },
+      'roles/iam.serviceAccountTokenCreator',
+      agent,
+    );
+    const mark = fake.calls.length;
+    const plan = await applyIamBindings(fake, env, [grant], apply);
+    expect(plan.map((i) => [i.action, i.kind, i.name])).toEqual([
+      [
+        'create',
+        'iam-binding',
+        `service account ${pushEmail}: roles/iam.serviceAccountTokenCreator → ${agent}`,
+      ],
+    ]);
+    expect(fake.calls.slice(mark).map((c) => `${c.method} ${c.url}`)).toEqual([
+      `POST https://iam.googleapis.com/v1/${accountName}:getIamPolicy`,
+      `POST https://iam.googleapis.com/v1/${accountName}:setIamPolicy`,
+    ]);
+    expect(control.policy(accountName)?.bindings).toEqual([
+      { role: 'roles/iam.serviceAccountTokenCreator', members: [agent] },
+    ]);
+    // the project policy was neither read nor written
+    expect(control.policy(`projects/${env.project}`)).toBeUndefined();
+    // another account of the project got nothing
+    expect(
+      control.policy(
+        `projects/${env.project}/serviceAccounts/tda-orchestrator@acme-tda-dev.iam.gserviceaccount.com`,
+      ),
+    ).toBeUndefined();
+
+    const mark2 = fake.calls.length;
+    const again = await applyIamBindings(fake, env, [grant], apply);
+    expect(again.map((i) => i.action)).toEqual(['unchanged']);
+    expect(fake.mutationsSince(mark2)).toEqual([]);
+    expect(fake.calls.slice(mark2).map((c) => c.url)).toEqual([
+      `https://iam.googleapis.com/v1/${accountName}:getIamPolicy`,
+    ]);
+  });
+
+  it('skips a grant on a service account that does not exist (yet)', async () => {
+    const email = 'tda-nobody@acme-tda-dev.iam.gserviceaccount.com';
+    const mark = fake.calls.length;
+    const plan = await applyIamBindings(
+      fake,
+      env,
+      [binding({ type: 'service-account', email }, 'roles/iam.serviceAccountTokenCreator')],
+      apply,
+    );
+    expect(plan).toEqual([
+      expect.objectContaining({
+        action: 'skip',
+        note: expect.stringContaining(`service account ${email} does not exist yet`) as unknown,
+      }),
+    ]);
+    expect(fake.mutationsSince(mark)).toEqual([]);
   });
 
   it('never removes a member someone else granted', async () => {

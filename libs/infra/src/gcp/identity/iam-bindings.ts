@@ -3,8 +3,15 @@ import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import { GcpApiError, type GcpRestClient, type GcpRestRequest } from '../gcp-rest.client';
 import { gcpCall, isGcpStatus } from './gcp-call';
 
-/** A resource with an IAM policy: the model's resource kinds plus Cloud Run services (invoker). */
-export type IamResource = ResourceRole['resource'] | { type: 'run-service'; name: string };
+/**
+ * A resource with an IAM policy: the model's resource kinds plus Cloud Run services (invoker) and
+ * service accounts (who may act as or mint tokens for one account, instead of every account of
+ * the project).
+ */
+export type IamResource =
+  | ResourceRole['resource']
+  | { type: 'run-service'; name: string }
+  | { type: 'service-account'; email: string };
 
 /** One (resource, role, member) grant that must exist. */
 export interface IamBinding {
@@ -102,6 +109,17 @@ function policyEndpoint(resource: IamResource, environment: DeployEnvironment): 
         `Cloud Run service ${resource.name}`,
         'roles/run.admin',
       );
+    case 'service-account': {
+      const base = `https://iam.googleapis.com/v1/projects/${p}/serviceAccounts/${resource.email}`;
+      return {
+        label: `service account ${resource.email}`,
+        // IAM v1 reads a service account's policy by POST, the policy version as a query
+        // parameter (a read: no state changes).
+        read: { method: 'POST', url: `${base}:getIamPolicy`, params: V3_QUERY },
+        write: (policy) => ({ method: 'POST', url: `${base}:setIamPolicy`, body: { policy } }),
+        neededRole: 'roles/iam.serviceAccountAdmin',
+      };
+    }
     case 'bucket': {
       const url = `https://storage.googleapis.com/storage/v1/b/${resource.name}/iam`;
       return {
@@ -116,7 +134,15 @@ function policyEndpoint(resource: IamResource, environment: DeployEnvironment): 
 }
 
 function resourceKey(resource: IamResource): string {
-  return resource.type === 'project' ? 'project' : `${resource.type}/${resource.name}`;
+  switch (resource.type) {
+    case 'project':
+      return 'project';
+    case 'service-account':
+      // IAM lowercases emails: one policy whatever the case the binding was written in.
+      return `${resource.type}/${resource.email.toLowerCase()}`;
+    default:
+      return `${resource.type}/${resource.name}`;
+  }
 }
 
 function bindingKey(binding: IamBinding): string {

@@ -1,4 +1,4 @@
-import { SECRETS, type DeployEnvironment } from '../../deployment-model';
+import { referencedSecrets, type DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
 import { gcpCall, isGcpStatus } from './gcp-call';
@@ -17,10 +17,12 @@ function addValueNote(secret: string, project: string): string {
 }
 
 /**
- * The Secret Manager secrets of SECRETS, created empty with automatic replication. Values are
+ * The Secret Manager secrets the environment's services reference (referencedSecrets: no
+ * tda-gemini-api-key with `llm: vertex-ai`), created empty with automatic replication. Values are
  * never written (they would pass through this tool and its logs): a secret without an enabled
  * version gets a note telling how to add one. The replication of an existing secret is left as
- * is (it cannot change after creation, and a user-managed one may be a residency decision).
+ * is (it cannot change after creation, and a user-managed one may be a residency decision); a
+ * secret no longer referenced is not deleted, only left out of the plan.
  */
 export async function applySecretContainers(
   client: GcpRestClient,
@@ -28,7 +30,7 @@ export async function applySecretContainers(
   options: ApplyOptions,
 ): Promise<InfraPlanItem[]> {
   const items: InfraPlanItem[] = [];
-  for (const secret of Object.values(SECRETS)) {
+  for (const secret of referencedSecrets(environment)) {
     items.push(await applySecretContainer(client, environment.project, secret, options));
   }
   return items;

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   PUSH_INVOKER_ACCOUNT_ID,
   SCHEDULER_ACCOUNT_ID,
+  SECRETS,
   SERVICE_DEPLOYMENTS,
   type DeployEnvironment,
 } from '../../deployment-model';
+import type { IamBinding } from './iam-bindings';
 import { desiredServiceAccounts } from './service-accounts';
 import { desiredServiceIamBindings } from './service-iam-bindings';
 
@@ -15,6 +17,7 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-prod-tda-artifacts',
   maxRunningRuns: 20,
+  llm: 'gemini-api',
 };
 
 describe('desired identities', () => {
@@ -31,6 +34,24 @@ describe('desired identities', () => {
     expect(
       bindings.some((b) => b.resource.type === 'bucket' && b.resource.name === env.artifactsBucket),
     ).toBe(true);
+  });
+
+  it('grants the LLM worker roles/aiplatform.user instead of the Gemini key with llm=vertex-ai', () => {
+    const llmWorker = 'serviceAccount:tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com';
+    const geminiAccessor = (b: IamBinding) =>
+      b.resource.type === 'secret' &&
+      b.resource.name === SECRETS.geminiApiKey &&
+      b.role === 'roles/secretmanager.secretAccessor';
+    const aiplatformUser = (b: IamBinding) =>
+      b.resource.type === 'project' && b.role === 'roles/aiplatform.user' && b.member === llmWorker;
+
+    const vertex = desiredServiceIamBindings({ ...env, llm: 'vertex-ai' });
+    expect(vertex.filter(aiplatformUser)).toHaveLength(1);
+    expect(vertex.some(geminiAccessor)).toBe(false);
+
+    const gemini = desiredServiceIamBindings(env);
+    expect(gemini.filter(geminiAccessor).map((b) => b.member)).toEqual([llmWorker]);
+    expect(gemini.some(aiplatformUser)).toBe(false);
   });
 
   it('grants no primitive role', () => {

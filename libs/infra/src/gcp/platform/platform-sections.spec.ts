@@ -30,6 +30,7 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-prod-tda-artifacts',
   maxRunningRuns: 20,
+  llm: 'gemini-api',
 };
 const apply = { dryRun: false };
 const dryRun = { dryRun: true };

@@ -17,6 +17,7 @@ const env: DeployEnvironment = {
   pubsubPrefix: 'tda',
   artifactsBucket: 'acme-tda-dev-tda-artifacts',
   maxRunningRuns: 5,
+  llm: 'gemini-api',
 };
 const OHLCV_URL = 'https://tda-worker-ohlcv-export-abc-ew.a.run.app';
 const deployed = new Map<string, string | null>([
@@ -79,7 +80,7 @@ describe('the GCP topology', () => {
 describe('Pub/Sub service agent bindings', () => {
   it('publisher on the dead-letter topic, subscriber on every dead-lettered subscription, token creator for push', () => {
     const { topology } = gcpTopology(env, deployed);
-    const bindings = pubsubServiceAgentBindings(topology, '123456789012');
+    const bindings = pubsubServiceAgentBindings(topology, '123456789012', env);
     const member = 'serviceAccount:service-123456789012@gcp-sa-pubsub.iam.gserviceaccount.com';
     expect(bindings.every((b) => b.member === member)).toBe(true);
     expect(bindings[0]).toMatchObject({
@@ -99,13 +100,24 @@ describe('Pub/Sub service agent bindings', () => {
         (b) => b.resource.type === 'subscription' && b.resource.name === 'tda-dead-letter-sub',
       ),
     ).toBe(false);
-    expect(bindings.at(-1)).toMatchObject({
-      resource: { type: 'project' },
-      role: 'roles/iam.serviceAccountTokenCreator',
-    });
+    // token creator on the push identity only: on the project the agent could mint tokens for
+    // every service account of the project
+    const tokenCreators = bindings.filter((b) => b.role === 'roles/iam.serviceAccountTokenCreator');
+    expect(tokenCreators).toEqual([
+      {
+        resource: {
+          type: 'service-account',
+          email: 'tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com',
+        },
+        role: 'roles/iam.serviceAccountTokenCreator',
+        member,
+        reason: 'Pub/Sub service agent signs the push OIDC tokens of tda-pubsub-push',
+      },
+    ]);
+    expect(bindings.some((b) => b.resource.type === 'project')).toBe(false);
     // no push anywhere: no token creator
     expect(
-      pubsubServiceAgentBindings(buildTopology(), '1').some(
+      pubsubServiceAgentBindings(buildTopology(), '1', env).some(
         (b) => b.role === 'roles/iam.serviceAccountTokenCreator',
       ),
     ).toBe(false);

@@ -121,12 +121,15 @@ export async function applyPubSubTopology(
  * What the Pub/Sub service agent needs (pure): publish to the dead-letter topic and subscribe on
  * every subscription with a dead-letter policy (to forward a message and ack it at the source;
  * without these grants GCP silently never dead-letters), and create OIDC tokens for push (the
- * grant Google documents for push authentication, on the project, needed by projects whose agent
- * predates April 2021 and harmless otherwise).
+ * grant Google documents for push authentication, needed by projects whose agent predates
+ * 2021-04-08 and harmless otherwise). The token creator grant is on the push identity
+ * tda-pubsub-push only, not on the project: on the project the agent could mint tokens for every
+ * service account, the deployer's and the services' included.
  */
 export function pubsubServiceAgentBindings(
   topology: Topology,
   projectNumber: string,
+  environment: DeployEnvironment,
 ): IamBinding[] {
   const member = serviceAccountMember(pubsubServiceAgentEmail(projectNumber));
   const deadLetterTopics = new Set<string>();
@@ -152,7 +155,10 @@ export function pubsubServiceAgentBindings(
   }
   if (topology.subscriptions.some((s) => s.push !== undefined)) {
     bindings.push({
-      resource: { type: 'project' },
+      resource: {
+        type: 'service-account',
+        email: serviceAccountEmail(PUSH_INVOKER_ACCOUNT_ID, environment.project),
+      },
       role: 'roles/iam.serviceAccountTokenCreator',
       member,
       reason: `Pub/Sub service agent signs the push OIDC tokens of ${PUSH_INVOKER_ACCOUNT_ID}`,
