@@ -11,16 +11,9 @@ import {
   type DeployEnvironment,
 } from './deployment-model';
 import { InfraError } from './infra.errors';
+import { testEnvironment } from './testing';
 
-const env: DeployEnvironment = {
-  profile: 'prod',
-  project: 'acme-tda-prod',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-prod-tda-artifacts',
-  maxRunningRuns: 20,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('prod');
 const vertex: DeployEnvironment = { ...env, llm: 'vertex-ai' };
 
 describe('deployment model', () => {

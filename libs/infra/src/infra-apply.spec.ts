@@ -2,23 +2,15 @@ import type { PubSub } from '@google-cloud/pubsub';
 import { buildTopology } from '@tda/messaging';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { DeployEnvironment } from './deployment-model';
 import { loadFirestoreAssets } from './gcp/platform/firestore-assets';
 import { applyInfra, EMULATOR_SKIP_NOTE, INFRA_SECTIONS } from './infra-apply';
 import type { InfraPlanItem } from './plan';
 import { FakeGcpApi } from './testing/fake-gcp-api';
 import { installIdentityRoutes, type IdentityFakeControl } from './testing/fake-identity-routes';
 import { installPlatformRoutes, type PlatformFakeControl } from './testing/fake-platform-routes';
+import { testEnvironment } from './testing';
 
-const env: DeployEnvironment = {
-  profile: 'dev',
-  project: 'acme-tda-dev',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-dev-tda-artifacts',
-  maxRunningRuns: 5,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('dev');
 const firestore = loadFirestoreAssets(join(__dirname, '../../../deploy/firestore'));
 
 type Metadata = Record<string, unknown>;

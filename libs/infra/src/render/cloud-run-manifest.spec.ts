@@ -19,25 +19,14 @@ import {
 } from './cloud-run-manifest';
 import { GENERATED_HEADER, renderDeployFiles } from './deploy-files';
 import { manifestPath } from './skaffold-config';
+import { testEnvironment } from '../testing';
 
-const dev: DeployEnvironment = {
-  profile: 'dev',
-  project: 'acme-tda-dev',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-dev-tda-artifacts',
-  maxRunningRuns: 5,
-  llm: 'gemini-api',
-};
-const prod: DeployEnvironment = {
-  profile: 'prod',
-  project: 'acme-tda-prod',
+const dev = testEnvironment('dev');
+const prod = testEnvironment('prod', {
   region: 'us-central1',
   pubsubPrefix: 'tdaprod',
   artifactsBucket: 'acme-prod-artifacts',
-  maxRunningRuns: 20,
-  llm: 'gemini-api',
-};
+});
 
 function container(manifest: CloudRunManifest) {
   const [first, ...others] = manifest.spec.template.spec.containers;

@@ -16,16 +16,9 @@ import { getProjectNumber, pubsubServiceAgentEmail } from './project-number';
 import { applySecretContainers } from './secret-containers';
 import { applyServiceAccounts } from './service-accounts';
 import { applyServiceIamBindings } from './service-iam-bindings';
+import { testEnvironment } from '../../testing';
 
-const env: DeployEnvironment = {
-  profile: 'prod',
-  project: 'acme-tda-prod',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-prod-tda-artifacts',
-  maxRunningRuns: 20,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('prod');
 const apply = { dryRun: false };
 const dryRun = { dryRun: true };
 

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { DeployEnvironment } from '../../deployment-model';
 import { FakeGcpApi } from '../../testing/fake-gcp-api';
 import {
   installIdentityRoutes,
@@ -15,16 +14,9 @@ import {
 } from './iam-bindings';
 import { pubsubServiceAgentEmail } from './project-number';
 import { applyServiceAccounts } from './service-accounts';
+import { testEnvironment } from '../../testing';
 
-const env: DeployEnvironment = {
-  profile: 'dev',
-  project: 'acme-tda-dev',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-dev-tda-artifacts',
-  maxRunningRuns: 5,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('dev');
 const apply = { dryRun: false };
 const orchestrator = serviceAccountMember('tda-orchestrator@acme-tda-dev.iam.gserviceaccount.com');
 const push = serviceAccountMember('tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com');

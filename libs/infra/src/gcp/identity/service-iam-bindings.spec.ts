@@ -4,21 +4,13 @@ import {
   SCHEDULER_ACCOUNT_ID,
   SECRETS,
   SERVICE_DEPLOYMENTS,
-  type DeployEnvironment,
 } from '../../deployment-model';
 import type { IamBinding } from './iam-bindings';
 import { desiredServiceAccounts } from './service-accounts';
 import { desiredServiceIamBindings } from './service-iam-bindings';
+import { testEnvironment } from '../../testing';
 
-const env: DeployEnvironment = {
-  profile: 'prod',
-  project: 'acme-tda-prod',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-prod-tda-artifacts',
-  maxRunningRuns: 20,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('prod');
 
 describe('desired identities', () => {
   it('binds every service account of the model, with each of its roles and a reason', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { serviceDeployment, type DeployEnvironment } from '../../deployment-model';
+import { serviceDeployment } from '../../deployment-model';
 import { FakeGcpApi } from '../../testing/fake-gcp-api';
 import {
   installPlatformRoutes,
@@ -22,16 +22,9 @@ import {
 import { applyFirestoreDatabase, firestoreDatabaseName } from './firestore-database';
 import { applyFirestoreIndexes, firestoreIndexKey } from './firestore-indexes';
 import { applyFirestoreRules, firestoreRulesReleaseName } from './firestore-rules';
+import { testEnvironment } from '../../testing';
 
-const env: DeployEnvironment = {
-  profile: 'prod',
-  project: 'acme-tda-prod',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-prod-tda-artifacts',
-  maxRunningRuns: 20,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('prod');
 const apply = { dryRun: false };
 const dryRun = { dryRun: true };
 const DEPLOY_FIRESTORE = join(__dirname, '../../../../../deploy/firestore');

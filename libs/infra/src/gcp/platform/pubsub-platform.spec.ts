@@ -1,7 +1,7 @@
 import { STEP_TYPES } from '@tda/contracts';
 import { buildTopology, deadLetterTopic, stepReadySubscription } from '@tda/messaging';
 import { describe, expect, it } from 'vitest';
-import { serviceDeployment, type DeployEnvironment } from '../../deployment-model';
+import { serviceDeployment } from '../../deployment-model';
 import {
   gcpTopology,
   pushAckDeadlineSeconds,
@@ -9,16 +9,9 @@ import {
   runInvokerBindings,
   runServicesToLookUp,
 } from './pubsub-platform';
+import { testEnvironment } from '../../testing';
 
-const env: DeployEnvironment = {
-  profile: 'dev',
-  project: 'acme-tda-dev',
-  region: 'europe-west1',
-  pubsubPrefix: 'tda',
-  artifactsBucket: 'acme-tda-dev-tda-artifacts',
-  maxRunningRuns: 5,
-  llm: 'gemini-api',
-};
+const env = testEnvironment('dev');
 const OHLCV_URL = 'https://tda-worker-ohlcv-export-abc-ew.a.run.app';
 const deployed = new Map<string, string | null>([
   ['tda-worker-ohlcv-export', OHLCV_URL],
