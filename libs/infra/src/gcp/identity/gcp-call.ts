@@ -1,3 +1,4 @@
+import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import { GcpApiError, type GcpRestClient, type GcpRestRequest } from '../gcp-rest.client';
 
 /**
@@ -34,4 +35,34 @@ export function withHint(error: GcpApiError, hint: string): GcpApiError {
 
 export function isGcpStatus(error: unknown, ...statuses: number[]): error is GcpApiError {
   return error instanceof GcpApiError && statuses.includes(error.status);
+}
+
+/**
+ * The create branch of a reconciler whose read found nothing (404): the create request, unless
+ * this is a dry run. A 409 means the resource appeared between our read and our create (a
+ * concurrent apply, or a previous apply's create operation still running): it exists, which is
+ * the goal, so it is reported `unchanged` with `notes.conflict`.
+ */
+export async function createMissing(
+  client: GcpRestClient,
+  request: GcpRestRequest,
+  neededRole: string,
+  options: ApplyOptions,
+  item: Pick<InfraPlanItem, 'kind' | 'name'>,
+  notes: { created?: string; conflict: string },
+): Promise<InfraPlanItem> {
+  if (!options.dryRun) {
+    try {
+      await gcpCall(client, request, neededRole);
+    } catch (error) {
+      if (!isGcpStatus(error, 409)) throw error;
+      return { ...item, action: 'unchanged', changes: [], note: notes.conflict };
+    }
+  }
+  return {
+    ...item,
+    action: 'create',
+    changes: [],
+    ...(notes.created === undefined ? {} : { note: notes.created }),
+  };
 }

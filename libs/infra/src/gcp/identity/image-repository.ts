@@ -1,7 +1,7 @@
 import { IMAGE_REPOSITORY, type DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from './gcp-call';
+import { createMissing, gcpCall } from './gcp-call';
 
 interface RepositoryResource {
   format?: string;
@@ -43,33 +43,23 @@ async function applyRepository(
   );
 
   if (current.status === 404) {
-    if (!options.dryRun) {
-      try {
-        await gcpCall(
-          client,
-          {
-            method: 'POST',
-            url: base,
-            params: { repositoryId: IMAGE_REPOSITORY },
-            body: {
-              format: 'DOCKER',
-              description: 'TDA service images (managed by tda infra apply)',
-            },
-          },
-          NEEDED_ROLE,
-        );
-      } catch (error) {
-        // A previous apply's create operation still running (GET does not see it yet).
-        if (!isGcpStatus(error, 409)) throw error;
-        return {
-          ...item,
-          action: 'unchanged',
-          changes: [],
-          note: 'already exists (creation in progress)',
-        };
-      }
-    }
-    return { ...item, action: 'create', changes: [], note: 'long-running operation, not awaited' };
+    return createMissing(
+      client,
+      {
+        method: 'POST',
+        url: base,
+        params: { repositoryId: IMAGE_REPOSITORY },
+        body: { format: 'DOCKER', description: 'TDA service images (managed by tda infra apply)' },
+      },
+      NEEDED_ROLE,
+      options,
+      item,
+      // 409: a previous apply's create operation still running (GET does not see it yet).
+      {
+        created: 'long-running operation, not awaited',
+        conflict: 'already exists (creation in progress)',
+      },
+    );
   }
 
   if (current.data.format !== 'DOCKER') {

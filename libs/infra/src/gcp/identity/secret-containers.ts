@@ -1,7 +1,7 @@
 import { referencedSecrets, type DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from './gcp-call';
+import { createMissing, gcpCall } from './gcp-call';
 
 interface SecretVersionResource {
   state?: string;
@@ -47,29 +47,22 @@ async function applySecretContainer(
   const current = await gcpCall(client, { method: 'GET', url: `${base}/${secret}` }, NEEDED_ROLE);
 
   if (current.status === 404) {
-    if (!options.dryRun) {
-      try {
-        await gcpCall(
-          client,
-          {
-            method: 'POST',
-            url: base,
-            params: { secretId: secret },
-            body: { replication: { automatic: {} } },
-          },
-          NEEDED_ROLE,
-        );
-      } catch (error) {
-        if (!isGcpStatus(error, 409)) throw error;
-        return {
-          ...item,
-          action: 'unchanged',
-          changes: [],
-          note: 'already existed (created concurrently)',
-        };
-      }
-    }
-    return { ...item, action: 'create', changes: [], note: addValueNote(secret, project) };
+    return createMissing(
+      client,
+      {
+        method: 'POST',
+        url: base,
+        params: { secretId: secret },
+        body: { replication: { automatic: {} } },
+      },
+      NEEDED_ROLE,
+      options,
+      item,
+      {
+        created: addValueNote(secret, project),
+        conflict: 'already existed (created concurrently)',
+      },
+    );
   }
 
   // `latest` is the newest version whatever its state; 404 when there is none.

@@ -7,7 +7,7 @@ import {
 } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from './gcp-call';
+import { createMissing, gcpCall } from './gcp-call';
 
 /** One of TDA's own service accounts. */
 export interface DesiredServiceAccount {
@@ -84,37 +84,21 @@ async function applyServiceAccount(
   );
 
   if (current.status === 404) {
-    if (!options.dryRun) {
-      try {
-        await gcpCall(
-          client,
-          {
-            method: 'POST',
-            url: `https://iam.googleapis.com/v1/projects/${project}/serviceAccounts`,
-            body: {
-              accountId: desired.accountId,
-              serviceAccount: {
-                displayName: desired.displayName,
-                description: desired.description,
-              },
-            },
-          },
-          NEEDED_ROLE,
-        );
-      } catch (error) {
-        // Created between our GET and POST (a concurrent apply): it exists, which is the goal.
-        if (isGcpStatus(error, 409)) {
-          return {
-            ...item,
-            action: 'unchanged',
-            changes: [],
-            note: 'already existed (created concurrently)',
-          };
-        }
-        throw error;
-      }
-    }
-    return { ...item, action: 'create', changes: [], note: desired.displayName };
+    return createMissing(
+      client,
+      {
+        method: 'POST',
+        url: `https://iam.googleapis.com/v1/projects/${project}/serviceAccounts`,
+        body: {
+          accountId: desired.accountId,
+          serviceAccount: { displayName: desired.displayName, description: desired.description },
+        },
+      },
+      NEEDED_ROLE,
+      options,
+      item,
+      { created: desired.displayName, conflict: 'already existed (created concurrently)' },
+    );
   }
 
   const changes = (['displayName', 'description'] as const)
