@@ -1,6 +1,6 @@
 import { ERROR_CODES, RUN_STATUSES } from '@tda/contracts';
 
-import { error, type Json } from './openapi-parts';
+import { COMMON_ERRORS, error, type Json } from './openapi-parts';
 
 const DRIFT_KINDS = [
   'ready_unclaimed',
@@ -154,8 +154,7 @@ export const ADMIN_RECONCILE_PATHS: Readonly<Record<string, Json>> = {
       responses: {
         '200': report('The drift report; nothing was changed'),
         '400': error('INVALID_REQUEST: unknown or repeated parameter, bad limit or artifacts'),
-        '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
-        '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
+        ...COMMON_ERRORS,
       },
     },
     post: {
@@ -167,8 +166,7 @@ export const ADMIN_RECONCILE_PATHS: Readonly<Record<string, Json>> = {
       responses: {
         '200': report('The drift report with applied per run'),
         '400': error('INVALID_REQUEST: unknown parameter, bad limit or artifacts, or a body'),
-        '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
-        '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
+        ...COMMON_ERRORS,
       },
     },
   },

@@ -17,6 +17,12 @@ export const json = (schema: Json, description: string): Json => ({
 /** A response whose body is the {code, message, details} ApiError. */
 export const error = (description: string): Json => json(ref('ApiError'), description);
 
+/** The answers every bearer-token route can give. */
+export const COMMON_ERRORS = {
+  '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
+  '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
+};
+
 export const RUN_ID_PARAM = {
   name: 'runId',
   in: 'path',

@@ -14,12 +14,15 @@ import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
-
-import { error, json, ref, RUN_ID_PARAM, STEP_ID_PARAM, type Json } from './openapi-parts';
-const COMMON_ERRORS = {
-  '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
-  '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
-};
+import {
+  COMMON_ERRORS,
+  error,
+  json,
+  ref,
+  RUN_ID_PARAM,
+  STEP_ID_PARAM,
+  type Json,
+} from './openapi-parts';
 
 /**
  * Schemas of the request/response bodies. TriggerRequest and ApiError are the contracts'

@@ -6,19 +6,21 @@ import {
   STEP_TYPES,
 } from '@tda/contracts';
 import { SNAPSHOT_NAME_PATTERN } from '@tda/messaging';
-import { error, json, ref, RUN_ID_PARAM, STEP_ID_PARAM, type Json } from './openapi-parts';
+import {
+  COMMON_ERRORS,
+  error,
+  json,
+  ref,
+  RUN_ID_PARAM,
+  STEP_ID_PARAM,
+  type Json,
+} from './openapi-parts';
 
 /*
  * The OpenAPI paths and schemas of the recovery operations (retry, rerun, replay, snapshots),
  * spread into openapi.document.ts; kept here so that document does not grow with every feature.
  */
 
-const COMMON_ERRORS = {
-  '401': error('UNAUTHENTICATED: missing or wrong bearer token'),
-  '500': error('INTERNAL_ERROR (details in the service logs under requestId)'),
-};
-const RUN_ID = RUN_ID_PARAM;
-const STEP_ID = STEP_ID_PARAM;
 const SNAPSHOT_NAME = { type: 'string', pattern: SNAPSHOT_NAME_PATTERN.source };
 
 export const RECOVERY_OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
@@ -170,7 +172,7 @@ export const RECOVERY_OPENAPI_PATHS: Readonly<Record<string, Json>> = {
       operationId: 'retryStep',
       summary:
         'Retry a FAILED step of a FAILED run: the step and the steps the failure cancelled go back to PENDING (attempt 0, history in retryHistory), the run RUNNING; idempotent',
-      parameters: [RUN_ID, STEP_ID],
+      parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
       responses: {
         '200': json(
           ref('FlowRun'),
@@ -187,7 +189,7 @@ export const RECOVERY_OPENAPI_PATHS: Readonly<Record<string, Json>> = {
     post: {
       operationId: 'retryRun',
       summary: 'Retry every FAILED step of a FAILED run together',
-      parameters: [RUN_ID],
+      parameters: [RUN_ID_PARAM],
       responses: {
         '200': json(ref('FlowRun'), 'The run as written (RUNNING)'),
         '400': error('INVALID_REQUEST: malformed runId'),
@@ -202,7 +204,7 @@ export const RECOVERY_OPENAPI_PATHS: Readonly<Record<string, Json>> = {
       operationId: 'rerunFromStep',
       summary:
         'A NEW run of the same flow/scope/owner: fromStepId and its downstream are executed, every other step is reused SUCCEEDED from the source (same gcs_uri, outputs.execution.reusedFrom)',
-      parameters: [RUN_ID],
+      parameters: [RUN_ID_PARAM],
       requestBody: {
         required: true,
         content: { 'application/json': { schema: ref('RerunRequest') } },
