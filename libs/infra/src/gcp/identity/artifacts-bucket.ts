@@ -1,7 +1,7 @@
 import type { DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus, withHint } from './gcp-call';
+import { gcpCall, isGcpStatus, withHint } from '../gcp-call';
 
 interface BucketResource {
   name?: string;

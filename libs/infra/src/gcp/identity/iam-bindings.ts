@@ -1,7 +1,7 @@
 import type { DeployEnvironment, ResourceRole } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import { GcpApiError, type GcpRestClient, type GcpRestRequest } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from './gcp-call';
+import { gcpCall, isGcpStatus } from '../gcp-call';
 
 /**
  * A resource with an IAM policy: the model's resource kinds plus Cloud Run services (invoker) and

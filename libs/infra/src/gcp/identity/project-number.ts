@@ -1,6 +1,6 @@
 import { InfraError } from '../../infra.errors';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall } from './gcp-call';
+import { gcpCall } from '../gcp-call';
 
 interface ResourceManagerProject {
   projectId?: string;

@@ -1,7 +1,7 @@
 import { referencedSecrets, type DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { createMissing, gcpCall } from './gcp-call';
+import { createMissing, gcpCall } from '../gcp-call';
 
 interface SecretVersionResource {
   state?: string;

@@ -7,7 +7,7 @@ import {
 } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { createMissing, gcpCall } from './gcp-call';
+import { createMissing, gcpCall } from '../gcp-call';
 
 /** One of TDA's own service accounts. */
 export interface DesiredServiceAccount {

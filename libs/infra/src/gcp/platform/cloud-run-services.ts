@@ -1,7 +1,7 @@
 import type { DeployEnvironment } from '../../deployment-model';
 import { InfraError } from '../../infra.errors';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall } from '../identity/gcp-call';
+import { gcpCall } from '../gcp-call';
 
 interface RunServiceResource {
   uri?: string;

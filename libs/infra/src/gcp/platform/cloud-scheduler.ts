@@ -7,7 +7,7 @@ import {
 } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from '../identity/gcp-call';
+import { gcpCall, isGcpStatus } from '../gcp-call';
 import { NOT_DEPLOYED_NOTE } from './cloud-run-services';
 
 export const CLOUD_SCHEDULER_API = 'https://cloudscheduler.googleapis.com/v1';

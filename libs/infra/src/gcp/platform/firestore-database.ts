@@ -2,7 +2,7 @@ import type { DeployEnvironment } from '../../deployment-model';
 import { InfraError } from '../../infra.errors';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from '../identity/gcp-call';
+import { gcpCall, isGcpStatus } from '../gcp-call';
 
 export const FIRESTORE_API = 'https://firestore.googleapis.com/v1';
 const NEEDED_ROLE = 'roles/datastore.owner';

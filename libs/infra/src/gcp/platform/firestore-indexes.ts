@@ -1,7 +1,7 @@
 import type { DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from '../identity/gcp-call';
+import { gcpCall, isGcpStatus } from '../gcp-call';
 import type { FirestoreIndexField, FirestoreIndexSpec } from './firestore-assets';
 import { FIRESTORE_API, firestoreDatabaseName } from './firestore-database';
 

@@ -2,7 +2,7 @@ import type { DeployEnvironment } from '../../deployment-model';
 import { InfraError } from '../../infra.errors';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall } from '../identity/gcp-call';
+import { gcpCall } from '../gcp-call';
 import { FIRESTORE_RULES_FILE } from './firestore-assets';
 
 export const FIREBASE_RULES_API = 'https://firebaserules.googleapis.com/v1';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FakeGcpApi } from '../../testing';
-import { GcpApiError } from '../gcp-rest.client';
+import { FakeGcpApi } from '../testing';
+import { GcpApiError } from './gcp-rest.client';
 import { createMissing, gcpCall } from './gcp-call';
 
 const URL = 'https://secretmanager.googleapis.com/v1/projects/p/secrets';

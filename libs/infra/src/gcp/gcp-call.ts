@@ -1,5 +1,5 @@
-import type { ApplyOptions, InfraPlanItem } from '../../plan';
-import { GcpApiError, type GcpRestClient, type GcpRestRequest } from '../gcp-rest.client';
+import type { ApplyOptions, InfraPlanItem } from '../plan';
+import { GcpApiError, type GcpRestClient, type GcpRestRequest } from './gcp-rest.client';
 
 /**
  * A REST call whose permission failure says which role the deploying identity lacks: a bare
