@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FlowRun } from '@tda/contracts';
@@ -10,6 +8,12 @@ import { ApiClient } from './api-client';
 import { runCli, type CliIo } from './cli';
 import { LOCAL_API_FILE, resolveApiTarget } from './cli-config';
 import { artifactUris, renderRun } from './run-view';
+import {
+  startFakeApiServer,
+  type FakeApiAnswer,
+  type FakeApiRequest,
+  type FakeApiServer,
+} from './testing/fake-api.server';
 
 const TOKEN = 'test-token-0123456789';
 
@@ -25,70 +29,52 @@ function finishedRun(): FlowRun {
   });
 }
 
-/** A stand-in API that records requests and answers like the orchestrator. */
-function fakeApi(): {
-  server: Server;
-  requests: { method: string; url: string; auth: string; body: string }[];
-} {
-  const requests: { method: string; url: string; auth: string; body: string }[] = [];
+/** Answers like the orchestrator: POST /runs and GET /runs/{id}, behind the bearer token. */
+function orchestratorRoute(): (request: FakeApiRequest) => FakeApiAnswer {
   const run = finishedRun();
   const failed = makeFlowRun({ suffix: 'bad', status: 'FAILED' });
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      requests.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        auth: req.headers.authorization ?? '',
-        body,
-      });
-      const send = (status: number, payload: unknown): void => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(payload));
+  return ({ method, url, headers, body }) => {
+    if (headers.authorization !== `Bearer ${TOKEN}`) {
+      return {
+        status: 401,
+        body: { code: 'UNAUTHENTICATED', message: 'missing or invalid bearer token' },
       };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) {
-        send(401, { code: 'UNAUTHENTICATED', message: 'missing or invalid bearer token' });
-      } else if (req.method === 'POST' && req.url === '/runs') {
-        const parsed = JSON.parse(body) as { flowKey: string };
-        if (parsed.flowKey === 'nope_v1') {
-          send(400, {
+    }
+    if (method === 'POST' && url === '/runs') {
+      const parsed = JSON.parse(body) as { flowKey: string };
+      if (parsed.flowKey === 'nope_v1') {
+        return {
+          status: 400,
+          body: {
             code: 'INVALID_REQUEST',
             message: 'unknown flowKey',
             details: { available: ['a_v1'] },
-          });
-        } else send(201, run);
-      } else if (req.method === 'GET' && req.url === `/runs/${run.runId}`) {
-        send(200, run);
-      } else if (req.method === 'GET' && req.url === `/runs/${failed.runId}`) {
-        send(200, failed);
-      } else send(404, { code: 'NOT_FOUND', message: 'no such route' });
-    });
-  });
-  return { server, requests };
+          },
+        };
+      }
+      return { status: 201, body: run };
+    }
+    if (method === 'GET' && url === `/runs/${run.runId}`) return { status: 200, body: run };
+    if (method === 'GET' && url === `/runs/${failed.runId}`) return { status: 200, body: failed };
+    return { status: 404, body: { code: 'NOT_FOUND', message: 'no such route' } };
+  };
 }
 
 describe('tda CLI', () => {
-  const api = fakeApi();
-  let baseUrl = '';
+  let api: FakeApiServer;
   const out: string[] = [];
   const err: string[] = [];
   const io = (): CliIo => ({
     stdout: { write: (t: string) => out.push(t) > 0 },
     stderr: { write: (t: string) => err.push(t) > 0 },
-    target: () => ({ baseUrl, token: TOKEN, source: 'env' }),
+    target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
     watchIntervalMs: 10,
   });
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', () => resolve()));
-    const address = api.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+    api = await startFakeApiServer(orchestratorRoute());
   });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => api.server.close(() => resolve()));
-  });
+  afterAll(() => api.close());
 
   it('triggers a run with the bearer token and watches it to the end', async () => {
     out.length = 0;
@@ -98,7 +84,7 @@ describe('tda CLI', () => {
     );
     expect(code).toBe(0);
     const post = api.requests.find((r) => r.method === 'POST');
-    expect(post?.auth).toBe(`Bearer ${TOKEN}`);
+    expect(post?.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(JSON.parse(post?.body ?? '{}')).toEqual({
       flowKey: 'user_multi_tf_report_v1',
       scope: { symbol: 'BTC-USDT', timeframes: ['1d'] },
@@ -151,25 +137,19 @@ describe('API target resolution', () => {
       TDA_API_ID_TOKEN: 'google-id-token',
     });
     expect(target.identityToken).toBe('google-id-token');
-    const seen: Record<string, string | string[] | undefined>[] = [];
-    const server = createServer((req, res) => {
-      seen.push(req.headers);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('[]');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const api = await startFakeApiServer(() => ({ status: 200, body: [] }));
     try {
       const client = new ApiClient({
-        baseUrl: `http://127.0.0.1:${port}`,
+        baseUrl: api.baseUrl,
         token: 't',
         identityToken: target.identityToken ?? '',
       });
       await client.flows();
-      await new ApiClient({ baseUrl: `http://127.0.0.1:${port}`, token: 't' }).flows();
+      await new ApiClient({ baseUrl: api.baseUrl, token: 't' }).flows();
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await api.close();
     }
+    const seen = api.requests.map((request) => request.headers);
     expect(seen[0]).toMatchObject({
       authorization: 'Bearer t',
       'x-serverless-authorization': 'Bearer google-id-token',

@@ -1,44 +1,38 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { makeFlowRun } from '@tda/flow-store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from './cli';
+import {
+  startFakeApiServer,
+  type FakeApiAnswer,
+  type FakeApiRequest,
+  type FakeApiServer,
+} from './testing/fake-api.server';
 
 const TOKEN = 'test-token-0123456789';
 
-interface Recorded {
-  method: string;
-  url: string;
-  body: unknown;
-}
-
-/** Answers the recovery routes like the orchestrator does, recording every request. */
-function fakeApi(): { server: Server; requests: Recorded[] } {
-  const requests: Recorded[] = [];
+/** Answers the recovery routes like the orchestrator does. */
+function recoveryRoute(): (request: FakeApiRequest) => FakeApiAnswer {
   const source = makeFlowRun({ suffix: 'src', status: 'FAILED' });
   const rerun = makeFlowRun({ suffix: 'new', status: 'RUNNING' });
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      const body: unknown = text === '' ? undefined : JSON.parse(text);
-      requests.push({ method: req.method ?? '', url: req.url ?? '', body });
-      const send = (status: number, payload: unknown): void => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(payload));
-      };
-      const url = req.url ?? '';
-      if (url === `/runs/${source.runId}/steps/ohlcv_export%3A1w/retry`) {
-        send(200, { ...source, status: 'RUNNING' });
-      } else if (url === `/runs/${source.runId}/retry`) {
-        send(409, {
+  return ({ url }) => {
+    if (url === `/runs/${source.runId}/steps/ohlcv_export%3A1w/retry`) {
+      return { status: 200, body: { ...source, status: 'RUNNING' } };
+    }
+    if (url === `/runs/${source.runId}/retry`) {
+      return {
+        status: 409,
+        body: {
           code: 'CONFLICT',
           message: 'run has no FAILED step to retry',
           details: { reason: 'no_failed_steps' },
-        });
-      } else if (url === `/runs/${source.runId}/rerun`) {
-        send(201, rerun);
-      } else if (url === '/admin/replay') {
-        send(200, {
+        },
+      };
+    }
+    if (url === `/runs/${source.runId}/rerun`) return { status: 201, body: rerun };
+    if (url === '/admin/replay') {
+      return {
+        status: 200,
+        body: {
           subscription: 'tda-step-ready-chart-export-sub',
           kind: 'step_ready',
           dryRun: true,
@@ -51,37 +45,38 @@ function fakeApi(): { server: Server; requests: Recorded[] } {
           steps: [
             { runId: source.runId, stepId: 'charts:1w:x', summary: 'noop: the run is FAILED' },
           ],
-        });
-      } else if (url === '/admin/snapshots') {
-        send(201, { name: 'snap-1', subscription: 's', topic: 't' });
-      } else send(404, { code: 'NOT_FOUND', message: 'no such route' });
-    });
-  });
-  return { server, requests };
+        },
+      };
+    }
+    if (url === '/admin/snapshots') {
+      return { status: 201, body: { name: 'snap-1', subscription: 's', topic: 't' } };
+    }
+    return { status: 404, body: { code: 'NOT_FOUND', message: 'no such route' } };
+  };
 }
 
 describe('tda retry / rerun / replay / snapshot', () => {
-  const api = fakeApi();
-  let baseUrl = '';
+  let api: FakeApiServer;
   const out: string[] = [];
   const err: string[] = [];
   const io = (): CliIo => ({
     stdout: { write: (t: string) => out.push(t) > 0 },
     stderr: { write: (t: string) => err.push(t) > 0 },
-    target: () => ({ baseUrl, token: TOKEN, source: 'env' }),
+    target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
   });
   const source = makeFlowRun({ suffix: 'src' }).runId;
-  const last = (): Recorded | undefined => api.requests.at(-1);
+  /** The last request, its JSON body parsed (undefined when it had none). */
+  const last = (): { method: string; url: string; body: unknown } | undefined => {
+    const request = api.requests.at(-1);
+    if (request === undefined) return undefined;
+    const { method, url, body } = request;
+    return { method, url, body: body === '' ? undefined : (JSON.parse(body) as unknown) };
+  };
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', () => resolve()));
-    const address = api.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+    api = await startFakeApiServer(recoveryRoute());
   });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => api.server.close(() => resolve()));
-  });
+  afterAll(() => api.close());
 
   it('retries one step, and reports a 409 for a run retry with its reason', async () => {
     out.length = 0;

@@ -1,10 +1,15 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FlowRun, LlmReportFile, Timeframe } from '@tda/contracts';
 import { loadExample } from '@tda/contracts/testing';
 import { flowCatalogue } from '@tda/flow-engine';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from './cli';
 import { selectReportSteps } from './report-view';
+import {
+  startFakeApiServer,
+  type FakeApiAnswer,
+  type FakeApiRequest,
+  type FakeApiServer,
+} from './testing/fake-api.server';
 
 const TOKEN = 'test-token-0123456789';
 const M1 = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
@@ -45,80 +50,63 @@ function reportFor(run: FlowRun, stepId: string, markdown: string): LlmReportFil
   return report;
 }
 
-type Answer = { status: number; body: unknown };
+type Answer = FakeApiAnswer;
 
 /** The orchestrator API as far as `tda report` uses it: GET /runs/{id} and the artifact route. */
-function fakeApi(): {
-  server: Server;
-  runs: Map<string, FlowRun>;
-  artifacts: Map<string, Answer>;
-  requests: string[];
-} {
-  const runs = new Map<string, FlowRun>();
-  const artifacts = new Map<string, Answer>();
-  const requests: string[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '';
-    requests.push(url);
-    const send = ({ status, body }: Answer): void => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
+function reportRoute(
+  runs: Map<string, FlowRun>,
+  artifacts: Map<string, Answer>,
+): (request: FakeApiRequest) => Answer {
+  return ({ url, headers }) => {
     const notFound = { status: 404, body: { code: 'NOT_FOUND', message: `no ${url}` } };
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
-      send({ status: 401, body: { code: 'UNAUTHENTICATED', message: 'bad token' } });
-      return;
+    if (headers.authorization !== `Bearer ${TOKEN}`) {
+      return { status: 401, body: { code: 'UNAUTHENTICATED', message: 'bad token' } };
     }
     const artifact = /^\/runs\/([^/]+)\/steps\/([^/]+)\/artifact$/.exec(url);
     if (artifact !== null) {
       const key = `${decodeURIComponent(artifact[1] ?? '')}/${decodeURIComponent(artifact[2] ?? '')}`;
-      send(artifacts.get(key) ?? notFound);
-      return;
+      return artifacts.get(key) ?? notFound;
     }
     const run = runs.get(decodeURIComponent(/^\/runs\/([^/]+)$/.exec(url)?.[1] ?? ''));
-    send(run === undefined ? notFound : { status: 200, body: run });
-  });
-  return { server, runs, artifacts, requests };
+    return run === undefined ? notFound : { status: 200, body: run };
+  };
 }
 
 describe('tda report', () => {
-  const api = fakeApi();
-  let baseUrl = '';
+  const runs = new Map<string, FlowRun>();
+  const artifacts = new Map<string, Answer>();
+  let api: FakeApiServer;
+  const urls = (): string[] => api.requests.map((request) => request.url);
   let out: string[] = [];
   let err: string[] = [];
   const io = (): CliIo => ({
     stdout: { write: (t: string) => out.push(t) > 0 },
     stderr: { write: (t: string) => err.push(t) > 0 },
-    target: () => ({ baseUrl, token: TOKEN, source: 'env' }),
+    target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
   });
   const stdout = (): string => out.join('');
   const stderr = (): string => err.join('');
   const serve = (run: FlowRun, stepId: string, answer: Answer | LlmReportFile): void => {
-    api.artifacts.set(
+    artifacts.set(
       `${run.runId}/${stepId}`,
       'status' in answer ? answer : { status: 200, body: answer },
     );
   };
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', () => resolve()));
-    const address = api.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+    api = await startFakeApiServer(reportRoute(runs, artifacts));
   });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => api.server.close(() => resolve()));
-  });
+  afterAll(() => api.close());
   beforeEach(() => {
     out = [];
     err = [];
     api.requests.length = 0;
-    api.runs.clear();
-    api.artifacts.clear();
+    runs.clear();
+    artifacts.clear();
   });
 
   it('prints a header and the summary markdown of each report of flow 1', async () => {
-    api.runs.set(flow1.runId, flow1);
+    runs.set(flow1.runId, flow1);
     serve(flow1, M1, report1M);
     serve(flow1, W1, report1w);
     expect(await runCli(['report', flow1.runId], io())).toBe(0);
@@ -129,7 +117,7 @@ describe('tda report', () => {
     expect(text).toContain(report1w.output.summary.markdown);
     expect(text.indexOf(M1)).toBeLessThan(text.indexOf(W1));
     expect(stderr()).toBe('');
-    expect(api.requests).toEqual([
+    expect(urls()).toEqual([
       `/runs/${flow1.runId}`,
       `/runs/${flow1.runId}/steps/${encodeURIComponent(M1)}/artifact`,
       `/runs/${flow1.runId}/steps/${encodeURIComponent(W1)}/artifact`,
@@ -142,7 +130,7 @@ describe('tda report', () => {
       .filter((id) => id.startsWith('llm_report:'))
       .sort();
     expect(ids.map((id) => id.split(':')[1])).toEqual(['1d', '1h', '4h']);
-    api.runs.set(run.runId, run);
+    runs.set(run.runId, run);
     for (const id of ids) serve(run, id, reportFor(run, id, `report of ${id.split(':')[1]}`));
     expect(await runCli(['report', run.runId], io())).toBe(0);
     const order = [...stdout().matchAll(/^report of (\w+)$/gm)].map((m) => m[1]);
@@ -150,7 +138,7 @@ describe('tda report', () => {
   });
 
   it('--json prints the validated artifacts: an array, or the one object with --step', async () => {
-    api.runs.set(flow1.runId, flow1);
+    runs.set(flow1.runId, flow1);
     serve(flow1, M1, report1M);
     serve(flow1, W1, report1w);
     expect(await runCli(['report', flow1.runId, '--json'], io())).toBe(0);
@@ -171,17 +159,17 @@ describe('tda report', () => {
     m1.outputs = {};
     w1.status = 'PENDING';
     w1.outputs = {};
-    api.runs.set(running.runId, running);
+    runs.set(running.runId, running);
     expect(await runCli(['report', running.runId], io())).toBe(1);
     expect(stderr()).toBe(
       `error: run ${running.runId} (RUNNING) has no succeeded LLM report yet: ${M1}: RUNNING, ${W1}: PENDING\n`,
     );
     expect(stdout()).toBe('');
-    expect(api.requests).toEqual([`/runs/${running.runId}`]);
+    expect(urls()).toEqual([`/runs/${running.runId}`]);
 
     err = [];
     const charts = finishedCatalogueRun('market_charts_v1', ['1M']);
-    api.runs.set(charts.runId, charts);
+    runs.set(charts.runId, charts);
     expect(await runCli(['report', charts.runId], io())).toBe(1);
     expect(stderr()).toContain(`run ${charts.runId} (market_charts_v1) has no LLM_REPORT steps`);
   });
@@ -193,7 +181,7 @@ describe('tda report', () => {
     w1.status = 'FAILED';
     w1.outputs = {};
     w1.error = { code: 'LLM_SAFETY_BLOCK', message: 'blocked', retryable: false };
-    api.runs.set(partial.runId, partial);
+    runs.set(partial.runId, partial);
     serve(partial, M1, report1M);
     expect(await runCli(['report', partial.runId], io())).toBe(0);
     expect(stdout()).toContain(report1M.output.summary.markdown);
@@ -202,7 +190,7 @@ describe('tda report', () => {
   });
 
   it('refuses an artifact that is not a valid llm_report_file (or not this step’s) and exits 1', async () => {
-    api.runs.set(flow1.runId, flow1);
+    runs.set(flow1.runId, flow1);
     const broken = structuredClone(report1w) as unknown as { output: Record<string, unknown> };
     delete broken.output['summary'];
     serve(flow1, M1, report1M);
@@ -222,7 +210,7 @@ describe('tda report', () => {
   });
 
   it('reports API errors of the artifact route per step (409, 502)', async () => {
-    api.runs.set(flow1.runId, flow1);
+    runs.set(flow1.runId, flow1);
     serve(flow1, M1, {
       status: 502,
       body: {
@@ -240,7 +228,7 @@ describe('tda report', () => {
   });
 
   it('--step must name a SUCCEEDED LLM_REPORT step of the run', async () => {
-    api.runs.set(flow1.runId, flow1);
+    runs.set(flow1.runId, flow1);
     expect(await runCli(['report', flow1.runId, '--step', 'ohlcv_export:1M'], io())).toBe(1);
     expect(stderr()).toContain(
       'step ohlcv_export:1M has type OHLCV_EXPORT; tda report shows LLM_REPORT steps',
@@ -248,7 +236,7 @@ describe('tda report', () => {
     err = [];
     expect(await runCli(['report', flow1.runId, '--step', 'nope:1d'], io())).toBe(1);
     expect(stderr()).toContain(`run ${flow1.runId} has no step nope:1d`);
-    expect(api.requests.some((r) => r.endsWith('/artifact'))).toBe(false);
+    expect(urls().some((r) => r.endsWith('/artifact'))).toBe(false);
   });
 
   it('an unknown run is the API 404', async () => {
