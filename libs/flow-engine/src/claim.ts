@@ -2,7 +2,7 @@ import type { ErrorInfo, FlowRun, StepLease, StepType } from '@tda/contracts';
 import { errorInfo, InvalidRequestError } from './errors';
 import { isExecutable, type NotExecutableReason } from './executable';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
-import { MAX_STEP_ATTEMPTS_LIMIT } from './step-policy';
+import { assertMaxAttemptsOption } from './step-policy';
 import { addMs, toTimestamp } from './time';
 
 export interface ClaimOptions {
@@ -58,17 +58,7 @@ function assertClaimPolicy(options: Pick<ClaimOptions, 'timeoutMs' | 'maxAttempt
   if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     throw new InvalidRequestError('timeoutMs must be a positive number', { timeoutMs });
   }
-  if (
-    maxAttempts !== undefined &&
-    (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_STEP_ATTEMPTS_LIMIT)
-  ) {
-    throw new InvalidRequestError(
-      `maxAttempts must be an integer in 1..${MAX_STEP_ATTEMPTS_LIMIT}`,
-      {
-        maxAttempts,
-      },
-    );
-  }
+  assertMaxAttemptsOption(maxAttempts);
 }
 
 /**

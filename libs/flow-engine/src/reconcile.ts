@@ -4,7 +4,12 @@ import { InvalidRequestError } from './errors';
 import { decideLeaseExpiry, type LeaseExpiryDecision } from './lease';
 import { applyPatch, isEmptyPatch, mergePatches, sortedSteps, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
-import { DEFAULT_STEP_POLICIES, DEFAULT_STEP_POLICY, MAX_STEP_ATTEMPTS_LIMIT } from './step-policy';
+import {
+  assertMaxAttemptsOption,
+  DEFAULT_STEP_POLICIES,
+  DEFAULT_STEP_POLICY,
+  isValidMaxAttempts,
+} from './step-policy';
 import { decideStepTimeout, STEP_TIMEOUT_GRACE_MS, type StepTimeoutDecision } from './step-timeout';
 import { timestampMs, toTimestamp } from './time';
 
@@ -86,15 +91,7 @@ export function effectiveMaxAttempts(
   override?: number,
 ): number {
   if (override !== undefined) return override;
-  const recorded = step.maxAttempts;
-  if (
-    typeof recorded === 'number' &&
-    Number.isInteger(recorded) &&
-    recorded >= 1 &&
-    recorded <= MAX_STEP_ATTEMPTS_LIMIT
-  ) {
-    return recorded;
-  }
+  if (isValidMaxAttempts(step.maxAttempts)) return step.maxAttempts;
   return Object.hasOwn(DEFAULT_STEP_POLICIES, step.stepType)
     ? DEFAULT_STEP_POLICIES[step.stepType].maxAttempts
     : DEFAULT_STEP_POLICY.maxAttempts;
@@ -127,17 +124,7 @@ export function decideRunningStep(
 function assertReconcileOptions(options: ReconcileOptions): void {
   toTimestamp(options.now);
   const { maxAttempts, republishReadyAfterMs } = options;
-  if (
-    maxAttempts !== undefined &&
-    (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > MAX_STEP_ATTEMPTS_LIMIT)
-  ) {
-    throw new InvalidRequestError(
-      `maxAttempts must be an integer in 1..${MAX_STEP_ATTEMPTS_LIMIT}`,
-      {
-        maxAttempts,
-      },
-    );
-  }
+  assertMaxAttemptsOption(maxAttempts);
   if (!Number.isFinite(republishReadyAfterMs) || republishReadyAfterMs < 0) {
     throw new InvalidRequestError('republishReadyAfterMs must be a non-negative number', {
       republishReadyAfterMs,

@@ -1,7 +1,14 @@
 import { STEP_TYPES } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from './errors';
-import { DEFAULT_STEP_POLICIES, DEFAULT_STEP_POLICY, stepPolicyFor } from './step-policy';
+import {
+  assertMaxAttemptsOption,
+  DEFAULT_STEP_POLICIES,
+  DEFAULT_STEP_POLICY,
+  isValidMaxAttempts,
+  MAX_STEP_ATTEMPTS_LIMIT,
+  stepPolicyFor,
+} from './step-policy';
 
 describe('step policies', () => {
   it('seed 004 defaults: 120 s step timeout, 3 attempts, 3 tries of 1 s / 2 s / 4 s', () => {
@@ -65,5 +72,19 @@ describe('step policies', () => {
 
   it('refuses an unknown step type', () => {
     expect(() => stepPolicyFor('NOPE' as never)).toThrow(/unknown stepType 'NOPE'/);
+  });
+
+  it('maxAttempts: an integer in 1..MAX_STEP_ATTEMPTS_LIMIT (claim, reconcile, recorded value)', () => {
+    expect([1, 3, MAX_STEP_ATTEMPTS_LIMIT].map(isValidMaxAttempts)).toEqual([true, true, true]);
+    expect([0, 2.5, MAX_STEP_ATTEMPTS_LIMIT + 1, '3', undefined].map(isValidMaxAttempts)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(() => assertMaxAttemptsOption(undefined)).not.toThrow();
+    expect(() => assertMaxAttemptsOption(0)).toThrow(InvalidRequestError);
+    expect(() => assertMaxAttemptsOption(0)).toThrow(/maxAttempts must be an integer in 1\.\.100/);
   });
 });

@@ -66,6 +66,26 @@ export const DEFAULT_STEP_POLICIES: Readonly<Record<StepType, Readonly<StepPolic
 /** Upper bound of maxAttempts (the flow_run contract's steps.<id>.maxAttempts maximum). */
 export const MAX_STEP_ATTEMPTS_LIMIT = 100;
 
+/** A usable maxAttempts: an integer in 1..MAX_STEP_ATTEMPTS_LIMIT. */
+export function isValidMaxAttempts(value: unknown): value is number {
+  return (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    value >= 1 &&
+    value <= MAX_STEP_ATTEMPTS_LIMIT
+  );
+}
+
+/** Throws InvalidRequestError (details `{maxAttempts}`) unless undefined or isValidMaxAttempts. */
+export function assertMaxAttemptsOption(maxAttempts: number | undefined): void {
+  if (maxAttempts !== undefined && !isValidMaxAttempts(maxAttempts)) {
+    throw new InvalidRequestError(
+      `maxAttempts must be an integer in 1..${MAX_STEP_ATTEMPTS_LIMIT}`,
+      { maxAttempts },
+    );
+  }
+}
+
 /**
  * The effective policy of a step type: the table's entry with `overrides` applied field by field
  * (undefined fields are ignored). Throws InvalidRequestError naming the field for a policy that
