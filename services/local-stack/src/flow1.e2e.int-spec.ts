@@ -1,6 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { validate, type FlowRun, type LlmReportFile } from '@tda/contracts';
 import { DEFAULT_PROMPTS, defaultReportSchema } from '@tda/llm';
 import {
@@ -10,12 +8,10 @@ import {
   validReportOutput,
   type FakeGeminiRequest,
 } from '@tda/llm/testing';
-import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
-import { ApiClient } from '@tda/service-cli';
-import { emulatorEndpoints, expectEventually } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localPath } from './demo';
-import { startLocalStack, type LocalStack } from './local-stack';
+import type { LocalStack } from './local-stack';
+import { claimsOf, startE2eStack, waitForRunStatus, type E2eStack } from './testing/e2e-stack';
 
 /**
  * Flow 1 (scheduled_month_week_report_v1) end to end on the real emulators: orchestrator, OHLCV,
@@ -33,51 +29,13 @@ const REPORT_1M = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
 const REPORT_1W = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-interface Harness {
-  stack: LocalStack;
-  api: ApiClient;
-  logs: MemoryLogger;
-}
-
-async function startHarness(extraEnv: Record<string, string>): Promise<Harness> {
-  const logs = createMemoryLogger({ service: 'e2e', level: 'info' });
-  const stack = await startLocalStack({
-    env: {
-      TDA_BACKEND: 'emulators',
-      PORT: '0',
-      TDA_DATA_DIR: mkdtempSync(join(tmpdir(), 'tda-flow1-')),
-      TDA_PUBSUB_PREFIX: `f1${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`,
-      // Other test files share the emulator: this stack must not reconcile their runs.
-      TDA_RECONCILE_INTERVAL_MS: '0',
-      ...extraEnv,
-    },
-    loggerFor: () => logs.logger,
-    emulators: emulatorEndpoints(),
-  });
-  return { stack, logs, api: new ApiClient({ baseUrl: stack.url, token: stack.token }) };
-}
-
-async function runFlow1(h: Harness): Promise<FlowRun> {
+async function runFlow1(h: E2eStack): Promise<FlowRun> {
   const { run, created } = await h.api.trigger({
     flowKey: 'scheduled_month_week_report_v1',
     scope: { symbol: SYMBOL },
   });
   expect(created).toBe(true);
-  return expectEventually(
-    async () => {
-      const current = await h.api.getRun(run.runId);
-      // A terminal failure ends the wait at once with the step errors in the message.
-      if (current.status === 'FAILED' || current.status === 'CANCELLED') {
-        const errors = Object.entries(current.steps)
-          .filter(([, s]) => s.error !== undefined)
-          .map(([id, s]) => `${id}: ${s.error?.code} ${s.error?.message}`);
-        throw new Error(`run ${current.status}: ${errors.join('; ')}`);
-      }
-      expect(current.status).toBe('SUCCEEDED');
-      return current;
-    },
-    { timeoutMs: 45_000, intervalMs: 150 },
-  );
+  return waitForRunStatus(h.api, run.runId, 'SUCCEEDED', 45_000);
 }
 
 function step(run: FlowRun, stepId: string): FlowRun['steps'][string] {
@@ -133,16 +91,6 @@ function expectFlow1Shape(run: FlowRun): void {
   expect(run.progress).toMatchObject({ total: 6, succeeded: 6 });
 }
 
-function claimsOf(logs: MemoryLogger, runId: string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const record of logs.withEvent('step_claimed')) {
-    if (record['runId'] !== runId) continue;
-    const stepId = String(record['stepId']);
-    counts[stepId] = (counts[stepId] ?? 0) + 1;
-  }
-  return counts;
-}
-
 async function readJson(stack: LocalStack, uri: string): Promise<unknown> {
   return JSON.parse((await stack.backends.artifacts.read(uri)).toString('utf8'));
 }
@@ -158,7 +106,7 @@ async function chartUris(stack: LocalStack, manifestUri: string): Promise<string
  * and their metadata names the right run, step, inputs and provider. Returns them by timeframe.
  */
 async function expectReports(
-  h: Harness,
+  h: E2eStack,
   run: FlowRun,
   provider: LlmReportFile['metadata']['provider'],
 ): Promise<{ month: LlmReportFile; week: LlmReportFile }> {
@@ -226,9 +174,9 @@ async function expectReports(
 
 describe('flow 1 scheduled_month_week_report_v1 end to end (emulators)', () => {
   describe('offline analyst (no LLM credentials)', () => {
-    let h: Harness;
+    let h: E2eStack;
     beforeAll(async () => {
-      h = await startHarness({});
+      h = await startE2eStack({ name: 'flow1' });
     });
     afterAll(async () => {
       await h?.stack.close();
@@ -250,10 +198,13 @@ describe('flow 1 scheduled_month_week_report_v1 end to end (emulators)', () => {
   describe('Gemini provider against a fake generateContent endpoint', () => {
     const apiKey = 'fake-gemini-key-for-e2e';
     let fake: FakeGeminiServer;
-    let h: Harness;
+    let h: E2eStack;
     beforeAll(async () => {
       fake = await FakeGeminiServer.start({ apiKey });
-      h = await startHarness({ GEMINI_API_KEY: apiKey, TDA_GEMINI_BASE_URL: fake.baseUrl });
+      h = await startE2eStack({
+        name: 'flow1',
+        env: { GEMINI_API_KEY: apiKey, TDA_GEMINI_BASE_URL: fake.baseUrl },
+      });
     });
     afterAll(async () => {
       await h?.stack.close();

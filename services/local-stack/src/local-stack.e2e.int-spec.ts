@@ -1,14 +1,12 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { validate, type FlowRun } from '@tda/contracts';
 import { BrokerPublisher } from '@tda/messaging';
-import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
-import { ApiClient, ApiError } from '@tda/service-cli';
-import { emulatorEndpoints, expectEventually } from '@tda/test-support';
+import type { MemoryLogger } from '@tda/observability';
+import { ApiError, type ApiClient } from '@tda/service-cli';
+import { expectEventually } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifacts } from './demo';
-import { startLocalStack, type LocalStack } from './local-stack';
+import type { LocalStack } from './local-stack';
+import { claimsOf, startE2eStack } from './testing/e2e-stack';
 import { decodePng } from './testing/png';
 
 /**
@@ -19,38 +17,17 @@ describe('step loop end to end (emulators)', () => {
   let stack: LocalStack;
   let api: ApiClient;
   let logs: MemoryLogger;
-  const prefix = `e2e${Date.now().toString(36)}`;
+  let prefix: string;
 
   beforeAll(async () => {
-    logs = createMemoryLogger({ service: 'e2e', level: 'info' });
-    stack = await startLocalStack({
-      env: {
-        TDA_BACKEND: 'emulators',
-        PORT: '0',
-        TDA_DATA_DIR: mkdtempSync(join(tmpdir(), 'tda-e2e-')),
-        TDA_PUBSUB_PREFIX: prefix,
-        // Other test files share the emulator: this stack must not reconcile their runs.
-        TDA_RECONCILE_INTERVAL_MS: '0',
-      },
-      loggerFor: () => logs.logger,
-      emulators: emulatorEndpoints(),
-    });
-    api = new ApiClient({ baseUrl: stack.url, token: stack.token });
+    ({ stack, api, logs, prefix } = await startE2eStack({ name: 'e2e' }));
   });
 
   afterAll(async () => {
     await stack?.close();
   });
 
-  const claimsOf = (runId: string): Map<string, number> => {
-    const counts = new Map<string, number>();
-    for (const record of logs.withEvent('step_claimed')) {
-      if (record['runId'] !== runId) continue;
-      const stepId = String(record['stepId']);
-      counts.set(stepId, (counts.get(stepId) ?? 0) + 1);
-    }
-    return counts;
-  };
+  const claimCounts = (runId: string): number[] => Object.values(claimsOf(logs, runId));
 
   it('runs market_charts_v1 PENDING -> RUNNING -> SUCCEEDED with valid artifacts and decodable PNGs', async () => {
     const { run, created } = await api.trigger({
@@ -91,7 +68,7 @@ describe('step loop end to end (emulators)', () => {
       }
     }
     // Each step executed exactly once.
-    expect([...claimsOf(run.runId).values()]).toEqual([1, 1, 1, 1]);
+    expect(claimCounts(run.runId)).toEqual([1, 1, 1, 1]);
   });
 
   it('does not duplicate work for duplicated step-ready messages', async () => {
@@ -149,7 +126,7 @@ describe('step loop end to end (emulators)', () => {
     );
     const after = await stack.backends.store.get(run.runId);
     expect(after?.version).toBe(before?.version);
-    expect([...claimsOf(run.runId).values()]).toEqual([1, 1, 1, 1]);
+    expect(claimCounts(run.runId)).toEqual([1, 1, 1, 1]);
   });
 
   it('cancels a run in the middle: pending steps never start and the run stays CANCELLED', async () => {

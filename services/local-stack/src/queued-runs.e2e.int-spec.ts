@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FlowRun, TriggerRequest } from '@tda/contracts';
-import { createMemoryLogger } from '@tda/observability';
-import { ApiClient } from '@tda/service-cli';
-import { emulatorEndpoints, expectEventually } from '@tda/test-support';
+import type { ApiClient } from '@tda/service-cli';
+import { expectEventually } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from './local-stack';
+import type { LocalStack } from './local-stack';
+import { startE2eStack } from './testing/e2e-stack';
 
 const TRIGGER: TriggerRequest = {
   flowKey: 'market_charts_v1',
@@ -27,25 +24,16 @@ interface QueuedReason {
 describe('queued runs end to end (emulators, TDA_MAX_RUNNING_RUNS=1)', () => {
   let stack: LocalStack;
   let api: ApiClient;
-  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   beforeAll(async () => {
-    const logs = createMemoryLogger({ service: 'queued-e2e', level: 'warn' });
-    stack = await startLocalStack({
-      env: {
-        TDA_BACKEND: 'emulators',
-        PORT: '0',
-        TDA_DATA_DIR: mkdtempSync(join(tmpdir(), 'tda-queued-')),
-        TDA_PUBSUB_PREFIX: `q${suffix}`,
-        TDA_RECONCILE_INTERVAL_MS: '0',
-        TDA_MAX_RUNNING_RUNS: '1',
-      },
-      loggerFor: () => logs.logger,
+    ({ stack, api } = await startE2eStack({
+      name: 'queued',
+      logLevel: 'warn',
+      env: { TDA_MAX_RUNNING_RUNS: '1' },
       // A project of its own: admission counts every RUNNING/PENDING run of the flow_runs
       // collection, so runs of other test files on the shared emulators must not be in it.
-      emulators: { ...emulatorEndpoints(), projectId: `tda-queued-${suffix}` },
-    });
-    api = new ApiClient({ baseUrl: stack.url, token: stack.token });
+      ownProject: true,
+    }));
   });
 
   afterAll(async () => {

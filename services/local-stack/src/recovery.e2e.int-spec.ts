@@ -1,14 +1,14 @@
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { STEP_TYPES, validate, type FlowRun, type LlmReportFile } from '@tda/contracts';
 import { FakeGeminiServer, fakeReply, textResponseBody, validReportOutput } from '@tda/llm/testing';
 import { stepEventsSubscription, stepReadySubscription } from '@tda/messaging';
-import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
-import { ApiClient, type ReplayAnswer } from '@tda/service-cli';
-import { emulatorEndpoints, expectEventually } from '@tda/test-support';
+import type { MemoryLogger } from '@tda/observability';
+import type { ApiClient, ReplayAnswer } from '@tda/service-cli';
+import { expectEventually } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from './local-stack';
+import type { LocalStack } from './local-stack';
+import { claimsOf, startE2eStack, waitForRunStatus } from './testing/e2e-stack';
 
 /**
  * Recovery operations end to end on the real emulators with the real services (orchestrator,
@@ -43,33 +43,21 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('recovery operations end to end (emulators)', () => {
-  const prefix = `rc${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const startedAt = new Date(Date.now() - 2_000);
   let fake: FakeGeminiServer;
   let stack: LocalStack;
   let api: ApiClient;
   let logs: MemoryLogger;
+  let prefix: string;
   let retried: FlowRun | undefined;
   let rerun: FlowRun | undefined;
 
   beforeAll(async () => {
     fake = await FakeGeminiServer.start({ apiKey: API_KEY });
-    logs = createMemoryLogger({ service: 'recovery-e2e', level: 'info' });
-    stack = await startLocalStack({
-      env: {
-        TDA_BACKEND: 'emulators',
-        PORT: '0',
-        TDA_DATA_DIR: mkdtempSync(join(tmpdir(), 'tda-recovery-')),
-        TDA_PUBSUB_PREFIX: prefix,
-        // Other test files share the emulator: this stack must not reconcile their runs.
-        TDA_RECONCILE_INTERVAL_MS: '0',
-        GEMINI_API_KEY: API_KEY,
-        TDA_GEMINI_BASE_URL: fake.baseUrl,
-      },
-      loggerFor: () => logs.logger,
-      emulators: emulatorEndpoints(),
-    });
-    api = new ApiClient({ baseUrl: stack.url, token: stack.token });
+    ({ stack, api, logs, prefix } = await startE2eStack({
+      name: 'recovery',
+      env: { GEMINI_API_KEY: API_KEY, TDA_GEMINI_BASE_URL: fake.baseUrl },
+    }));
   });
 
   afterAll(async () => {
@@ -77,34 +65,8 @@ describe('recovery operations end to end (emulators)', () => {
     await fake?.close();
   });
 
-  const claimsOf = (runId: string): Record<string, number> => {
-    const counts: Record<string, number> = {};
-    for (const record of logs.withEvent('step_claimed')) {
-      if (record['runId'] !== runId) continue;
-      const stepId = String(record['stepId']);
-      counts[stepId] = (counts[stepId] ?? 0) + 1;
-    }
-    return counts;
-  };
-
   const waitFor = (runId: string, status: FlowRun['status']): Promise<FlowRun> =>
-    expectEventually(
-      async () => {
-        const current = await api.getRun(runId);
-        if (
-          current.status !== status &&
-          ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(current.status)
-        ) {
-          const errors = Object.entries(current.steps)
-            .filter(([, s]) => s.error !== undefined)
-            .map(([id, s]) => `${id}: ${s.error?.code} ${s.error?.message}`);
-          throw new Error(`run ended ${current.status}, expected ${status}: ${errors.join('; ')}`);
-        }
-        expect(current.status).toBe(status);
-        return current;
-      },
-      { timeoutMs: 60_000, intervalMs: 150 },
-    );
+    waitForRunStatus(api, runId, status);
 
   const report = async (uri: string): Promise<LlmReportFile> => {
     const checked = validate.llmReportFile(
@@ -158,7 +120,7 @@ describe('recovery operations end to end (emulators)', () => {
       }),
     ]);
     expect(retried['retryHistory']).toHaveLength(1);
-    const claims = claimsOf(run.runId);
+    const claims = claimsOf(logs, run.runId);
     expect(claims[REPORT_1M]).toBe(2);
     expect(claims[REPORT_1W]).toBe(1);
     expect(claims[OHLCV_1M]).toBe(1);
@@ -184,7 +146,7 @@ describe('recovery operations end to end (emulators)', () => {
     expect(validate.flowRun(rerun).ok).toBe(true);
 
     // Only the 1w report was claimed (executed) in the new run; one model call.
-    expect(claimsOf(rerun.runId)).toEqual({ [REPORT_1W]: 1 });
+    expect(claimsOf(logs, rerun.runId)).toEqual({ [REPORT_1W]: 1 });
     expect(fake.callCount).toBe(4);
     for (const stepId of [OHLCV_1M, OHLCV_1W, CHARTS_1M, CHARTS_1W, REPORT_1M]) {
       const step = rerun.steps[stepId];
