@@ -26,4 +26,15 @@ describe('startLocalStack step policy overrides', () => {
       }),
     ).rejects.toThrow(/TDA_STEP_HEARTBEAT_SECONDS \/ TDA_STEP_LEASE_SECONDS/);
   });
+
+  it('checks a test hook policy over the service policy the same way', async () => {
+    const log = createMemoryLogger();
+    await expect(
+      startLocalStack({
+        env: { TDA_BACKEND: 'memory', PORT: '0', TDA_DATA_DIR: dataDir },
+        loggerFor: () => log.logger,
+        hooks: { workerPolicy: { leaseMs: 2_000, heartbeatMs: 2_000 } },
+      }),
+    ).rejects.toThrow(/TDA_STEP_HEARTBEAT_SECONDS \/ TDA_STEP_LEASE_SECONDS/);
+  });
 });

@@ -148,15 +148,19 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       policy: Partial<StepHarnessPolicy> = {},
     ): Promise<void> => {
       const settings = stepWorkerSettings(config);
-      // The TDA_STEP_* overrides apply here as in the worker's own bootstrap (checked the same way).
-      const stepPolicy = workerStepPolicy(service, config, handler.stepType, policy);
+      // The TDA_STEP_* overrides apply here as in the worker's own bootstrap, and a test's
+      // policy on top of them is checked the same way.
+      const stepPolicy = workerStepPolicy(service, config, handler.stepType, {
+        ...policy,
+        ...hooks.workerPolicy,
+      });
       workers.push(
         await createStepWorker({
           ...adapters(service),
           handler: hooks.handler?.(handler, service) ?? handler,
           logger: options.loggerFor(service),
           ...settings,
-          policy: { ...settings.policy, ...stepPolicy, ...hooks.workerPolicy },
+          policy: { ...settings.policy, ...stepPolicy },
         }),
       );
     };
