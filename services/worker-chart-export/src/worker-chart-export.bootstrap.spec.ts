@@ -5,28 +5,26 @@ import { InMemoryFlowRunStore } from '@tda/flow-store';
 import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
+import { createStepWorker } from '@tda/worker-kit';
 import { memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChartExportHandler } from './chart-export.factory';
 import { CHARTS_STEP_ID, FIXTURE_NOW, ohlcvExport, runWithChartsReady } from './testing';
-import {
-  bootstrapChartExportWorker,
-  createChartExportWorker,
-} from './worker-chart-export.bootstrap';
+import { bootstrapChartExportWorker } from './worker-chart-export.bootstrap';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('createChartExportWorker on in-memory adapters', () => {
+describe('createStepWorker with this handler on in-memory adapters', () => {
   it('turns a step-ready message into a SUCCEEDED charts step with manifest and PNG', async () => {
     const broker = new InMemoryBroker({ timeScale: 0.01 });
     broker.applyTopology(buildTopology());
     cleanups.push(() => broker.close());
     const store = new InMemoryFlowRunStore();
     const artifacts = new InMemoryArtifactStore();
-    const { app } = await createChartExportWorker({
+    const { app } = await createStepWorker({
       handler: createChartExportHandler(),
       store,
       broker,

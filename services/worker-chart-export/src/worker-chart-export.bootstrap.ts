@@ -1,32 +1,20 @@
 import {
   bootstrapWorkerService,
-  createStepWorker,
-  type StepWorkerOptions,
   type WorkerBootOptions,
-  type WorkerMicroservice,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
 import { createChartExportHandler } from './chart-export.factory';
 import type { ChartExportHandler } from './chart-export.handler';
 import { CHART_EXPORT_SERVICE, loadChartExportConfig, type ChartExportConfig } from './config';
 
-export type CreateChartExportWorkerOptions = StepWorkerOptions & { handler: ChartExportHandler };
-
-/** createStepWorker typed to this handler (the local launcher composes the workers with it). */
-export const createChartExportWorker: (
-  options: CreateChartExportWorkerOptions,
-) => Promise<WorkerMicroservice> = createStepWorker;
-
 export type ChartExportWorkerHandle = WorkerServiceHandle<ChartExportConfig, ChartExportHandler>;
-
-export type BootstrapChartExportWorkerOptions = WorkerBootOptions;
 
 /**
  * Standalone boot (main.ts): config → worker-kit's bootstrapWorkerService with the chart handler
  * (building it resolves the bundled font, so a broken package fails before any backend opens).
  */
 export async function bootstrapChartExportWorker(
-  options: BootstrapChartExportWorkerOptions = {},
+  options: WorkerBootOptions = {},
 ): Promise<ChartExportWorkerHandle> {
   const config = loadChartExportConfig(options.env);
   return bootstrapWorkerService({

@@ -19,6 +19,7 @@ import {
 import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
+import { createStepWorker } from '@tda/worker-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LlmReportHandler, serializeReport } from './llm-report.handler';
 import {
@@ -33,7 +34,6 @@ import {
   snapshot,
   uriOf,
 } from './testing/llm-report.fixtures';
-import { createLlmReportWorker } from './worker-llm-report.bootstrap';
 
 /**
  * The LLM_REPORT handler inside the real step harness (in-memory store, artifacts, publisher):
@@ -399,7 +399,7 @@ describe('LLM_REPORT through the step harness', () => {
   });
 });
 
-describe('createLlmReportWorker on an in-memory bus', () => {
+describe('createStepWorker with this handler on an in-memory bus', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -413,7 +413,7 @@ describe('createLlmReportWorker on an in-memory bus', () => {
     const store = new InMemoryFlowRunStore();
     await store.create(fixture.run);
     const log = createMemoryLogger();
-    const { app } = await createLlmReportWorker({
+    const { app } = await createStepWorker({
       handler: new LlmReportHandler({
         registry: new InMemoryPromptRegistry({
           prompts: DEFAULT_PROMPTS,

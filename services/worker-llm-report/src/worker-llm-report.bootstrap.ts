@@ -1,35 +1,23 @@
 import { createLogger } from '@tda/observability';
 import {
   bootstrapWorkerService,
-  createStepWorker,
-  type StepWorkerOptions,
   type WorkerBootOptions,
-  type WorkerMicroservice,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
 import { LLM_REPORT_SERVICE, loadLlmReportConfig, type LlmReportConfig } from './config';
 import { createLlmReportHandler, createLlmReportRuntime } from './llm-report.factory';
 import type { LlmReportHandler } from './llm-report.handler';
 
-export type CreateLlmReportWorkerOptions = StepWorkerOptions & { handler: LlmReportHandler };
-
-/** createStepWorker typed to this handler (the local launcher composes the workers with it). */
-export const createLlmReportWorker: (
-  options: CreateLlmReportWorkerOptions,
-) => Promise<WorkerMicroservice> = createStepWorker;
-
 export type LlmReportWorkerHandle = WorkerServiceHandle<LlmReportConfig, LlmReportHandler>;
-
-export type BootstrapLlmReportWorkerOptions = WorkerBootOptions;
 
 /**
  * Standalone boot (main.ts): config → LLM client (Gemini, or the offline analyst without
  * credentials) → prompt registry (defaults seeded create-only in memory/emulators mode) →
- * worker-kit's bootstrapWorkerService with the effective step timeout (config.ts) as the harness deadline, consuming
- * step-ready messages and serving POST /cloudevents.
+ * worker-kit's bootstrapWorkerService with the effective step timeout (config.ts) as the harness
+ * deadline, consuming step-ready messages and serving POST /cloudevents.
  */
 export async function bootstrapLlmReportWorker(
-  options: BootstrapLlmReportWorkerOptions = {},
+  options: WorkerBootOptions = {},
 ): Promise<LlmReportWorkerHandle> {
   const config = loadLlmReportConfig(options.env);
   const logger =

@@ -8,13 +8,11 @@ import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { BundledCandleSource } from '@tda/market-data';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
+import { createStepWorker } from '@tda/worker-kit';
 import { memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OhlcvExportHandler } from './ohlcv-export.handler';
-import {
-  bootstrapOhlcvExportWorker,
-  createOhlcvExportWorker,
-} from './worker-ohlcv-export.bootstrap';
+import { bootstrapOhlcvExportWorker } from './worker-ohlcv-export.bootstrap';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -45,7 +43,7 @@ async function startWorker() {
   const store = new InMemoryFlowRunStore();
   const artifacts = new InMemoryArtifactStore();
   const log = createMemoryLogger();
-  const { app } = await createOhlcvExportWorker({
+  const { app } = await createStepWorker({
     handler: new OhlcvExportHandler({ candles: new BundledCandleSource() }),
     store,
     broker,
@@ -68,7 +66,7 @@ async function startWorker() {
   return { store, artifacts, dispatch };
 }
 
-describe('createOhlcvExportWorker on in-memory adapters', () => {
+describe('createStepWorker with this handler on in-memory adapters', () => {
   it('executes a step-ready message into a SUCCEEDED step with a valid artifact', async () => {
     const { store, artifacts, dispatch } = await startWorker();
     const run = readyRun('BTC/USDT');

@@ -1,21 +1,11 @@
 import {
   bootstrapWorkerService,
-  createStepWorker,
-  type StepWorkerOptions,
   type WorkerBootOptions,
-  type WorkerMicroservice,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
 import { loadOhlcvExportConfig, OHLCV_EXPORT_SERVICE, type OhlcvExportConfig } from './config';
 import { createOhlcvExportHandler, type OhlcvExportOverrides } from './ohlcv-export.factory';
 import type { OhlcvExportHandler } from './ohlcv-export.handler';
-
-export type CreateOhlcvExportWorkerOptions = StepWorkerOptions & { handler: OhlcvExportHandler };
-
-/** createStepWorker typed to this handler (the local launcher composes the workers with it). */
-export const createOhlcvExportWorker: (
-  options: CreateOhlcvExportWorkerOptions,
-) => Promise<WorkerMicroservice> = createStepWorker;
 
 export type OhlcvExportWorkerHandle = WorkerServiceHandle<OhlcvExportConfig, OhlcvExportHandler>;
 
