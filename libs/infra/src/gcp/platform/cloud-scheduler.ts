@@ -7,7 +7,7 @@ import {
 } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from '../gcp-call';
+import { createMissing, gcpCall } from '../gcp-call';
 import { NOT_DEPLOYED_NOTE } from './cloud-run-services';
 
 export const CLOUD_SCHEDULER_API = 'https://cloudscheduler.googleapis.com/v1';
@@ -205,23 +205,18 @@ async function applySchedulerJob(
   );
   const note = `${spec.schedule} (${spec.timeZone}) → ${spec.httpMethod} ${wanted.httpTarget?.uri ?? ''}`;
   if (current.status === 404) {
-    if (!options.dryRun) {
-      try {
-        await gcpCall(
-          client,
-          {
-            method: 'POST',
-            url: `${CLOUD_SCHEDULER_API}/projects/${environment.project}/locations/${environment.region}/jobs`,
-            body: wanted,
-          },
-          NEEDED_ROLE,
-        );
-      } catch (error) {
-        if (!isGcpStatus(error, 409)) throw error;
-        return { ...item, action: 'unchanged', changes: [], note: 'created concurrently' };
-      }
-    }
-    return { ...item, action: 'create', changes: [], note };
+    return createMissing(
+      client,
+      {
+        method: 'POST',
+        url: `${CLOUD_SCHEDULER_API}/projects/${environment.project}/locations/${environment.region}/jobs`,
+        body: wanted,
+      },
+      NEEDED_ROLE,
+      options,
+      item,
+      { created: note, conflict: 'created concurrently' },
+    );
   }
   const observed = comparable(current.data);
   const desired = comparable(wanted);

@@ -1,7 +1,7 @@
 import type { DeployEnvironment } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import type { GcpRestClient } from '../gcp-rest.client';
-import { gcpCall, isGcpStatus } from '../gcp-call';
+import { createMissing, gcpCall } from '../gcp-call';
 import type { FirestoreIndexField, FirestoreIndexSpec } from './firestore-assets';
 import { FIRESTORE_API, firestoreDatabaseName } from './firestore-database';
 
@@ -127,29 +127,23 @@ export async function applyFirestoreIndexes(
       });
       continue;
     }
-    if (!options.dryRun) {
-      try {
-        await gcpCall(
-          client,
-          {
-            method: 'POST',
-            url: `${FIRESTORE_API}/${database}/collectionGroups/${spec.collectionGroup}/indexes`,
-            body: { queryScope: spec.queryScope, fields: spec.fields },
-          },
-          NEEDED_ROLE,
-        );
-      } catch (error) {
-        if (!isGcpStatus(error, 409)) throw error;
-        items.push({ ...item, action: 'unchanged', changes: [], note: 'created concurrently' });
-        continue;
-      }
-    }
-    items.push({
-      ...item,
-      action: 'create',
-      changes: [],
-      note: 'built in the background; queries needing it fail until it is READY',
-    });
+    items.push(
+      await createMissing(
+        client,
+        {
+          method: 'POST',
+          url: `${FIRESTORE_API}/${database}/collectionGroups/${spec.collectionGroup}/indexes`,
+          body: { queryScope: spec.queryScope, fields: spec.fields },
+        },
+        NEEDED_ROLE,
+        options,
+        item,
+        {
+          created: 'built in the background; queries needing it fail until it is READY',
+          conflict: 'created concurrently',
+        },
+      ),
+    );
   }
   return items;
 }
