@@ -189,3 +189,21 @@ export function ancestorsOf(steps: GraphSteps, stepId: string): Set<string> {
   }
   return seen;
 }
+
+/** `stepId` and every step that depends on it, directly or transitively (what a rerun re-executes). */
+export function downstreamOf(steps: GraphSteps, stepId: string): Set<string> {
+  const dependents = new Map<string, string[]>();
+  for (const [id, step] of Object.entries(steps)) {
+    for (const dep of step.dependsOn) dependents.set(dep, [...(dependents.get(dep) ?? []), id]);
+  }
+  const found = new Set<string>([stepId]);
+  const stack = [stepId];
+  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
+    for (const next of dependents.get(id) ?? []) {
+      if (found.has(next)) continue;
+      found.add(next);
+      stack.push(next);
+    }
+  }
+  return found;
+}

@@ -2,7 +2,8 @@ import { validate, type FlowRun } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import { advance } from './advance';
 import { applyPatch } from './patch';
-import { buildRerun, downstreamOf, producingRunId, reusedFromOf } from './rerun';
+import { downstreamOf } from './dag';
+import { buildRerun, producingRunId, reusedFromOf } from './rerun';
 import { at, iso, makeRun, statusesOf } from './testing/run-fixtures';
 
 const SOURCE_ID = '20250115-100000_BTC-USDT_abcde';
@@ -178,7 +179,7 @@ describe('buildRerun', () => {
 
 describe('downstreamOf', () => {
   it('is the step and its transitive dependents', () => {
-    expect([...downstreamOf(finishedRun(), 'o1')].sort()).toEqual(['c1', 'o1', 'r1', 'r2']);
-    expect([...downstreamOf(finishedRun(), 'r2')]).toEqual(['r2']);
+    expect([...downstreamOf(finishedRun().steps, 'o1')].sort()).toEqual(['c1', 'o1', 'r1', 'r2']);
+    expect([...downstreamOf(finishedRun().steps, 'r2')]).toEqual(['r2']);
   });
 });

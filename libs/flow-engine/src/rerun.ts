@@ -5,6 +5,7 @@ import {
   type RunTrigger,
   type StepStatus,
 } from '@tda/contracts';
+import { downstreamOf } from './dag';
 import { FlowRunInvalidError } from './errors';
 import { isStorageSafeStepId, isValidRunId } from './ids';
 import { sortedSteps } from './patch';
@@ -59,24 +60,6 @@ export type RerunDecision =
       message: string;
     };
 
-/** fromStepId and every step that depends on it, directly or transitively. */
-export function downstreamOf(run: Pick<FlowRun, 'steps'>, stepId: string): Set<string> {
-  const dependents = new Map<string, string[]>();
-  for (const [id, step] of Object.entries(run.steps)) {
-    for (const dep of step.dependsOn) dependents.set(dep, [...(dependents.get(dep) ?? []), id]);
-  }
-  const found = new Set<string>([stepId]);
-  const stack = [stepId];
-  for (let id = stack.pop(); id !== undefined; id = stack.pop()) {
-    for (const next of dependents.get(id) ?? []) {
-      if (found.has(next)) continue;
-      found.add(next);
-      stack.push(next);
-    }
-  }
-  return found;
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -117,7 +100,7 @@ export function buildRerun(source: FlowRun, options: RerunOptions): RerunDecisio
   if (!isStorageSafeStepId(fromStepId) || !Object.hasOwn(source.steps, fromStepId)) {
     return { kind: 'step_not_found', stepId: fromStepId };
   }
-  const rerunSet = downstreamOf(source, fromStepId);
+  const rerunSet = downstreamOf(source.steps, fromStepId);
   const blocking = sortedSteps(source)
     .filter(([id, step]) => !rerunSet.has(id) && !['SUCCEEDED', 'SKIPPED'].includes(step.status))
     .map(([stepId, step]) => ({ stepId, status: step.status }));
