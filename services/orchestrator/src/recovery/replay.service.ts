@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { STEP_TYPES, type FlowRun, type StepType } from '@tda/contracts';
+import { STEP_TYPES, type StepType } from '@tda/contracts';
 import {
   InvalidRequestError,
   previewStepEventReplay,
@@ -7,7 +7,6 @@ import {
   type StepEventRunPreview,
   type StepReadyReplayItem,
 } from '@tda/flow-engine';
-import { LIST_LIMIT_MAX } from '@tda/flow-store';
 import {
   isValidSnapshotName,
   SNAPSHOT_NAME_PATTERN,
@@ -25,6 +24,7 @@ import {
 } from '@tda/messaging';
 import { describeError, logEvent } from '@tda/observability';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { listRunPages } from '../runs/run-pages';
 import {
   ReplayBrokerError,
   ReplayTargetNotFoundError,
@@ -351,7 +351,8 @@ export class ReplayService {
     since: Date,
     now: Date,
   ): Promise<ReplayResponse> {
-    const { runs, truncated } = await this.scanRuns();
+    // Every run, newest first, up to MAX_SCAN_PAGES pages.
+    const { runs, truncated } = await listRunPages(this.context.store, {}, MAX_SCAN_PAGES);
     const response: ReplayResponse = {
       subscription: target.subscription,
       kind: target.kind,
@@ -382,21 +383,5 @@ export class ReplayService {
       response.runs = previews;
     }
     return response;
-  }
-
-  /** Every run, newest first, up to MAX_SCAN_PAGES pages. */
-  private async scanRuns(): Promise<{ runs: FlowRun[]; truncated: boolean }> {
-    const runs: FlowRun[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_SCAN_PAGES; page++) {
-      const result = await this.context.store.list({
-        limit: LIST_LIMIT_MAX,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      runs.push(...result.runs);
-      if (result.nextCursor === null) return { runs, truncated: false };
-      cursor = result.nextCursor;
-    }
-    return { runs, truncated: true };
   }
 }

@@ -1,8 +1,9 @@
 import type { ErrorInfo, FlowRun } from '@tda/contracts';
 import { isTerminalRunStatus, withAdvance } from '@tda/flow-engine';
-import { LIST_LIMIT_MAX, updateWithRetry } from '@tda/flow-store';
+import { updateWithRetry } from '@tda/flow-store';
 import { logEvent } from '@tda/observability';
 import type { OrchestratorContext } from '../orchestrator.options';
+import { listRunPages } from './run-pages';
 
 /** Bound on the pages read to find the first run of an idempotency key (normally one page). */
 const MAX_IDEMPOTENCY_PAGES = 10;
@@ -18,19 +19,13 @@ export async function firstRunWithKey(
   ownerId: string,
   key: string,
 ): Promise<FlowRun | undefined> {
+  const { runs } = await listRunPages(
+    context.store,
+    { ownerId, idempotencyKey: key },
+    MAX_IDEMPOTENCY_PAGES,
+  );
   let first: FlowRun | undefined;
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_IDEMPOTENCY_PAGES; page++) {
-    const result = await context.store.list({
-      ownerId,
-      idempotencyKey: key,
-      limit: LIST_LIMIT_MAX,
-      ...(cursor === undefined ? {} : { cursor }),
-    });
-    for (const run of result.runs) if (first === undefined || isOlder(run, first)) first = run;
-    if (result.nextCursor === null) break;
-    cursor = result.nextCursor;
-  }
+  for (const run of runs) if (first === undefined || isOlder(run, first)) first = run;
   return first;
 }
 

@@ -12,7 +12,7 @@ import {
   type AdvanceResult,
   type QueueEntry,
 } from '@tda/flow-engine';
-import { LIST_LIMIT_MAX, updateWithRetry } from '@tda/flow-store';
+import { updateWithRetry } from '@tda/flow-store';
 import { describeError, logEvent } from '@tda/observability';
 import { RunAdvancer } from '../dispatch/run-advancer.service';
 import { StepDispatcher } from '../dispatch/step-dispatcher.service';
@@ -20,6 +20,7 @@ import { QuotaExceededError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { discardDuplicate, firstRunWithKey } from './idempotency-key';
 import { KeyedMutex } from './keyed-mutex';
+import { listRunPages } from './run-pages';
 
 /** What asked for an admission pass (logged as the run_advanced cause of the runs it starts). */
 export type AdmissionCause =
@@ -316,34 +317,10 @@ export class RunAdmission {
   }
 
   private async listAll(status: RunStatus): Promise<FlowRun[]> {
-    const runs: FlowRun[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.context.store.list({
-        status,
-        limit: LIST_LIMIT_MAX,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      runs.push(...result.runs);
-      if (result.nextCursor === null) break;
-      cursor = result.nextCursor;
-    }
-    return runs;
+    return (await listRunPages(this.context.store, { status }, MAX_PAGES)).runs;
   }
 
   private async count(filter: { status: RunStatus; ownerId: string }): Promise<number> {
-    let total = 0;
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.context.store.list({
-        ...filter,
-        limit: LIST_LIMIT_MAX,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      total += result.runs.length;
-      if (result.nextCursor === null) break;
-      cursor = result.nextCursor;
-    }
-    return total;
+    return (await listRunPages(this.context.store, filter, MAX_PAGES)).runs.length;
   }
 }
