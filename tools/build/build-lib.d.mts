@@ -1,9 +1,6 @@
 // Types of build-lib.mjs for the TypeScript tests (the build itself runs as plain Node ESM).
 
-export declare const ROOT: string;
 export declare const DEFAULT_OUT_ROOT: string;
-export declare const SERVICE_TAG: string;
-export declare const BUNDLE_ASSETS: readonly { whenBundled: string; from: string; to: string }[];
 
 export interface Metafile {
   outputs: Record<

@@ -12,17 +12,17 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEFAULT_OUT_ROOT = join(ROOT, 'dist', 'services');
 /** The tag of the deployable services (cli and local-stack are not deployed). */
-export const SERVICE_TAG = 'type:service';
+const SERVICE_TAG = 'type:service';
 
 /**
  * Data files the bundled code reads at run time, copied next to main.js when the bundle contains
  * the module that reads them. `to` is the directory name that module looks for beside the bundle
  * (libs/market-data/src/data-dir.ts: BUNDLE_DATA_DIR_NAME).
  */
-export const BUNDLE_ASSETS = [
+const BUNDLE_ASSETS = [
   {
     whenBundled: 'libs/market-data/src/data-dir.ts',
     from: 'libs/market-data/data',
@@ -155,7 +155,7 @@ export function expandFilePatterns(inputs, namedInputs, seen = new Set()) {
  * metadata, ES module syntax kept so esbuild still sees the import graph and bundles it). The
  * inline source map SWC emits is picked up by esbuild, so main.js.map points at the .ts lines.
  */
-export function swcPlugin(swc) {
+function swcPlugin(swc) {
   return {
     name: 'tda-swc',
     setup(build) {
@@ -182,7 +182,7 @@ export function swcPlugin(swc) {
 }
 
 /** Removes the test-only files from NX's file map (nx.json `production`), for every project. */
-export function productionFileMap(fileMap, graph, patterns, filterUsingGlobPatterns) {
+function productionFileMap(fileMap, graph, patterns, filterUsingGlobPatterns) {
   return Object.fromEntries(
     Object.entries(fileMap).map(([project, files]) => {
       const node = graph.nodes[project];
@@ -224,7 +224,7 @@ export async function loadWorkspace() {
 }
 
 /** The pruned production manifest + lockfile of one project, from NX's project graph. */
-export function prunedManifest(workspace, project) {
+function prunedManifest(workspace, project) {
   const { nx, graph, fileMap } = workspace;
   const rootPackageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const node = graph.nodes[project];
