@@ -6,7 +6,7 @@
 // Workspace code (@tda/* through the tsconfig paths) is bundled; every npm package stays external
 // and is installed in the image from a package.json + package-lock.json that NX prunes from the
 // root ones for exactly this project.
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -199,8 +199,8 @@ async function loadNx() {
 }
 
 /**
- * The projects the build knows: the deployable services (tag type:service) with their entry
- * point and the build target's `runtimeDependencies`.
+ * What every bundle of one build run needs, read once: NX's project graph and production file
+ * map, the root package.json and the deployable services (tag type:service).
  */
 export async function loadWorkspace() {
   const nx = await loadNx();
@@ -215,6 +215,7 @@ export async function loadWorkspace() {
   return {
     nx,
     graph,
+    rootPackageJson: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')),
     fileMap: productionFileMap(fileMap, graph, patterns, nx.internal.filterUsingGlobPatterns),
     services: Object.values(graph.nodes)
       .filter((node) => node.data.tags?.includes(SERVICE_TAG))
@@ -225,8 +226,7 @@ export async function loadWorkspace() {
 
 /** The pruned production manifest + lockfile of one project, from NX's project graph. */
 function prunedManifest(workspace, project) {
-  const { nx, graph, fileMap } = workspace;
-  const rootPackageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const { nx, graph, fileMap, rootPackageJson } = workspace;
   const node = graph.nodes[project];
   const runtimeDependencies = node.data.targets?.build?.options?.runtimeDependencies ?? [];
   const fromNx = nx.js.createPackageJson(
@@ -342,8 +342,8 @@ export async function buildService(workspace, project, { outRoot = DEFAULT_OUT_R
     outDir,
     ms: Date.now() - started,
     bundleMs,
-    bundleBytes: readFileSync(join(outDir, 'main.js')).length,
-    mapBytes: readFileSync(join(outDir, 'main.js.map')).length,
+    bundleBytes: statSync(join(outDir, 'main.js')).size,
+    mapBytes: statSync(join(outDir, 'main.js.map')).size,
     dependencies: Object.keys(manifest.dependencies),
     externals,
     // in the manifest (NX saw an import) but not in the bundle (tree-shaken or type-only)
