@@ -130,11 +130,6 @@ export class PushSubscriptionBroker implements MessageBroker {
     });
   }
 
-  /** True while the transport consumes `subscription`. */
-  isConsuming(subscription: string): boolean {
-    return this.listeners.has(subscription);
-  }
-
   /**
    * Delivers one pushed message to the consumer of `subscription` and resolves once the
    * transport acked or nacked it (PubSubServer settles every delivery exactly once).
