@@ -199,13 +199,8 @@ export class RunRecoveryService {
       rerun: decision.rerun,
       ...(run.deadlineAt === undefined ? {} : { deadlineAt: run.deadlineAt }),
     });
-    // The run exists: a failed pass is logged by admitQueuedSafely and retried by the next one.
-    const pass = await this.admission.admitQueuedSafely('trigger');
-    return (
-      pass.written.find((r) => r.runId === run.runId) ??
-      (await this.context.store.get(run.runId).catch(() => null))?.run ??
-      run
-    );
+    // The run exists: a failed pass is logged and retried by the next one.
+    return this.admission.admitCreated(run, 'trigger');
   }
 
   private deadlineOf(source: FlowRun): { deadlineMs?: number } {

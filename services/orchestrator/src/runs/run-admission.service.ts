@@ -157,6 +157,31 @@ export class RunAdmission {
     }
   }
 
+  /**
+   * The admission pass after a run was created (trigger, idempotent replay, rerun). The run
+   * exists from here on, so its request succeeds even if the pass or the dispatch fails (logged):
+   * the reconciler's pass admits queued runs and republishes unclaimed READY steps. Answers with
+   * the run as written by the pass (RUNNING), or as stored (PENDING while it is queued).
+   */
+  async admitCreated(run: FlowRun, cause: AdmissionCause): Promise<FlowRun> {
+    const pass = await this.admitQueuedSafely(cause);
+    const current =
+      pass.written.find((r) => r.runId === run.runId) ??
+      (await this.context.store.get(run.runId).catch(() => null))?.run ??
+      run;
+    const entry = pass.queue.find((e) => e.runId === run.runId);
+    if (current.status === 'PENDING' && entry !== undefined) {
+      logEvent(this.context.logger, 'info', 'run_queued', {
+        runId: run.runId,
+        ownerId: run.ownerId,
+        position: entry.position,
+        queueLength: entry.queueLength,
+        waitingFor: entry.waitingFor.map((w) => w.kind),
+      });
+    }
+    return current;
+  }
+
   /** The run's place in the queue now (read-only; undefined when it is not queued). */
   async queueEntry(runId: string): Promise<QueueEntry | undefined> {
     const { running, queued } = await this.snapshot(this.context.clock());

@@ -17,7 +17,7 @@ import { RunConflictError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { discardDuplicate, firstRunWithKey } from './idempotency-key';
 import { KeyedMutex } from './keyed-mutex';
-import { RunAdmission, type AdmissionCause } from './run-admission.service';
+import { RunAdmission } from './run-admission.service';
 import { parseRunListQuery } from './run-list-query';
 
 export const DEFAULT_TRIGGER = { type: 'USER', source: 'orchestrator-api' } as const;
@@ -86,7 +86,7 @@ export class RunsService {
     if (key === undefined) {
       const run = this.buildRun(request, ownerId);
       await this.admission.createWithinQuota(ownerId, () => this.create(run));
-      return { run: await this.admitCreated(run, 'trigger'), created: true };
+      return { run: await this.admission.admitCreated(run, 'trigger'), created: true };
     }
     return this.triggerLocks.run(`${ownerId}\u0000${key}`, () =>
       this.triggerIdempotent(request, ownerId, key),
@@ -194,7 +194,7 @@ export class RunsService {
       this.assertSameRequest(first, candidate);
       return { run: await this.replay(first), created: false };
     }
-    return { run: await this.admitCreated(candidate, 'trigger'), created: true };
+    return { run: await this.admission.admitCreated(candidate, 'trigger'), created: true };
   }
 
   private async create(run: FlowRun): Promise<void> {
@@ -210,37 +210,12 @@ export class RunsService {
   }
 
   /**
-   * The run exists from here on, so the trigger succeeds even if the admission pass or the
-   * dispatch fails (logged): the reconciler's pass admits queued runs and republishes unclaimed
-   * READY steps. Answers with the run as written by the pass (RUNNING), or as stored (PENDING
-   * while it is queued).
-   */
-  private async admitCreated(run: FlowRun, cause: AdmissionCause): Promise<FlowRun> {
-    const pass = await this.admission.admitQueuedSafely(cause);
-    const current =
-      pass.written.find((r) => r.runId === run.runId) ??
-      (await this.context.store.get(run.runId).catch(() => null))?.run ??
-      run;
-    const entry = pass.queue.find((e) => e.runId === run.runId);
-    if (current.status === 'PENDING' && entry !== undefined) {
-      logEvent(this.context.logger, 'info', 'run_queued', {
-        runId: run.runId,
-        ownerId: run.ownerId,
-        position: entry.position,
-        queueLength: entry.queueLength,
-        waitingFor: entry.waitingFor.map((w) => w.kind),
-      });
-    }
-    return current;
-  }
-
-  /**
    * A retried trigger also finishes what a crashed first attempt left undone: a PENDING run
    * goes through admission (it may still have to wait), a RUNNING one is advanced.
    */
   private async replay(run: FlowRun): Promise<FlowRun> {
     if (isTerminalRunStatus(run.status)) return run;
-    if (run.status === 'PENDING') return this.admitCreated(run, 'idempotent_replay');
+    if (run.status === 'PENDING') return this.admission.admitCreated(run, 'idempotent_replay');
     try {
       const outcome = await this.advancer.advanceRun(run.runId, { cause: 'idempotent_replay' });
       return outcome.kind === 'not_found' ? run : outcome.run;
