@@ -18,6 +18,12 @@ import {
   type SubscriptionHandle,
 } from './broker.port';
 import {
+  grpcCode,
+  GRPC_ALREADY_EXISTS,
+  GRPC_FAILED_PRECONDITION,
+  GRPC_NOT_FOUND,
+} from './grpc-status';
+import {
   InvalidSnapshotNameError,
   SnapshotAlreadyExistsError,
   SnapshotNotFoundError,
@@ -38,15 +44,6 @@ export interface GooglePubSubBrokerOptions {
 }
 
 const DEFAULT_MAX_LEASE_EXTENSION_SECONDS = 3600;
-const GRPC_NOT_FOUND = 5;
-const GRPC_ALREADY_EXISTS = 6;
-const GRPC_FAILED_PRECONDITION = 9;
-
-function grpcCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null
-    ? (error as { code?: unknown }).code
-    : undefined;
-}
 
 /** `projects/p/snapshots/name` → `name` (the client returns full resource names). */
 function shortName(name: string): string {
@@ -176,9 +173,10 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
       onMessage(received);
     };
     const onError = (error: Error): void => {
-      const code = (error as { code?: unknown }).code;
       options.onError?.(
-        code === GRPC_NOT_FOUND ? new SubscriptionNotFoundError(name, { cause: error }) : error,
+        grpcCode(error) === GRPC_NOT_FOUND
+          ? new SubscriptionNotFoundError(name, { cause: error })
+          : error,
       );
     };
 

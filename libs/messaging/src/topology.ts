@@ -1,5 +1,6 @@
 import type { PubSub } from '@google-cloud/pubsub';
 import { STEP_TYPES, type StepType } from '@tda/contracts';
+import { grpcCode, GRPC_ALREADY_EXISTS, GRPC_NOT_FOUND } from './grpc-status';
 import { TopologyError } from './messaging.errors';
 
 /**
@@ -441,13 +442,6 @@ function subscriptionResource(spec: SubscriptionSpec, topicPath: (name: string) 
   };
 }
 
-function grpcCode(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
-const NOT_FOUND = 5;
-const ALREADY_EXISTS = 6;
-
 /**
  * Makes Pub/Sub match `topology`: creates missing topics and subscriptions and updates drifted
  * subscription settings in place (setMetadata with a field mask). Idempotent: a second run
@@ -477,7 +471,7 @@ export async function applyTopology(
         await pubsub.createTopic(name);
       } catch (error) {
         // Another applier won the race: the topic exists, which is all we wanted.
-        if (grpcCode(error) !== ALREADY_EXISTS) throw error;
+        if (grpcCode(error) !== GRPC_ALREADY_EXISTS) throw error;
       }
     }
     plan.push({ action: 'create', kind: 'topic', name, changes: [] });
@@ -497,7 +491,7 @@ async function readSubscription(
     const [metadata] = await pubsub.subscription(name).getMetadata();
     return metadata;
   } catch (error) {
-    if (grpcCode(error) === NOT_FOUND) return undefined;
+    if (grpcCode(error) === GRPC_NOT_FOUND) return undefined;
     throw error;
   }
 }
@@ -520,7 +514,7 @@ async function applySubscription(
         .createSubscription(spec.name, subscriptionResource(spec, topicPath));
       return { action: 'create', kind: 'subscription', name: spec.name, changes: [] };
     } catch (error) {
-      if (grpcCode(error) !== ALREADY_EXISTS) throw error;
+      if (grpcCode(error) !== GRPC_ALREADY_EXISTS) throw error;
       // Created concurrently: fall through and converge its settings.
       metadata = await readSubscription(pubsub, spec.name);
       if (metadata === undefined) throw error;
