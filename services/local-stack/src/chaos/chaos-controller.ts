@@ -22,7 +22,8 @@ export class ChaosController {
   readonly conflicts = new Map<string, number>();
   private readonly byOwner: Map<string, RunPlan>;
   private readonly byRun = new Map<string, RunPlan>();
-  private readonly runOf = new Map<number, string>();
+  /** Plan indexes already bound (a plan's owner id binds its first run only). */
+  private readonly bound = new Set<number>();
   private readonly counters = new Map<string, number>();
 
   constructor(readonly plan: ChaosPlan) {
@@ -32,17 +33,13 @@ export class ChaosController {
   /** Called with every run document the orchestrator creates; runs of no plan are ignored. */
   bind(run: { runId: string; ownerId?: string | undefined }): void {
     const planned = run.ownerId === undefined ? undefined : this.byOwner.get(run.ownerId);
-    if (planned === undefined || this.runOf.has(planned.index)) return;
+    if (planned === undefined || this.bound.has(planned.index)) return;
     this.byRun.set(run.runId, planned);
-    this.runOf.set(planned.index, run.runId);
+    this.bound.add(planned.index);
   }
 
   planFor(runId: string | undefined): RunPlan | undefined {
     return runId === undefined ? undefined : this.byRun.get(runId);
-  }
-
-  runIdOf(index: number): string | undefined {
-    return this.runOf.get(index);
   }
 
   /** 0 on the first call for `key`, then 1, 2, ...: per-message decision streams and "once". */

@@ -11,8 +11,6 @@ const TERMINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
  */
 export class RogueWriter {
   writes = 0;
-  /** Its own writes that lost a race (it does not retry: the next tick reads again). */
-  lostRaces = 0;
   private stopped = false;
   private readonly loop: Promise<void>;
 
@@ -41,8 +39,8 @@ export class RogueWriter {
         await this.store.update(this.runId, { updatedAt: read.run.updatedAt }, read.version);
         this.writes += 1;
       } catch (error) {
-        if (error instanceof VersionConflictError) this.lostRaces += 1;
-        else throw error;
+        // A write of its own that lost a race is not retried: the next tick reads again.
+        if (!(error instanceof VersionConflictError)) throw error;
       }
     }
   }
