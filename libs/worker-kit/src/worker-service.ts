@@ -169,14 +169,6 @@ export async function bootstrapWorkerService<
   // Before any backend is opened: a policy that cannot work is a cheap ConfigError.
   const stepPolicy = workerStepPolicy(service, config, handler.stepType, options.policy);
   const ingress = workerIngress(service, config);
-  const pushVerifier =
-    ingress.mode === 'push'
-      ? (options.pushVerifier ??
-        new GoogleOidcPushVerifier({
-          audience: ingress.audience,
-          serviceAccountEmail: ingress.serviceAccountEmail,
-        }))
-      : undefined;
   const metrics = createMetrics({ service });
   const backends = await (options.createBackends ?? createBackends)(config);
   // What to undo, newest first, if a later boot step fails.
@@ -188,13 +180,23 @@ export async function bootstrapWorkerService<
     const settings = stepWorkerSettings(config);
     // Push: the transport subscribes to an in-process source fed by POST /pubsub/push, so no
     // streaming pull is opened (a Cloud Run Service has no CPU between requests).
-    const pushSubscriber =
-      pushVerifier === undefined ? undefined : new PushSubscriptionBroker(backends.broker);
+    const push =
+      ingress.mode === 'push'
+        ? {
+            subscriber: new PushSubscriptionBroker(backends.broker),
+            verifier:
+              options.pushVerifier ??
+              new GoogleOidcPushVerifier({
+                audience: ingress.audience,
+                serviceAccountEmail: ingress.serviceAccountEmail,
+              }),
+          }
+        : undefined;
     worker = await createStepWorker({
       handler,
       store: backends.store,
       broker: backends.broker,
-      ...(pushSubscriber === undefined ? {} : { subscriber: pushSubscriber }),
+      ...(push === undefined ? {} : { subscriber: push.subscriber }),
       artifacts: backends.artifacts,
       logger,
       metrics,
@@ -211,12 +213,11 @@ export async function bootstrapWorkerService<
     if (harness === undefined) throw new Error(`no harness for ${handler.stepType}`);
     effectivePolicy = harness.policy;
     const routes: HttpRoute[] = [];
-    if (pushSubscriber !== undefined && pushVerifier !== undefined) {
+    if (push !== undefined) {
       routes.push(
         pubSubPushRoute({
-          subscriber: pushSubscriber,
+          ...push,
           subscription: stepReadySubscription(handler.stepType, settings.prefix),
-          verifier: pushVerifier,
           logger,
         }),
       );
