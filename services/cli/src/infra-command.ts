@@ -4,6 +4,7 @@ import { PubSub } from '@google-cloud/pubsub';
 import { createFirestore } from '@tda/flow-store';
 import {
   applyInfra,
+  ENVIRONMENTS_FILE,
   GoogleRestClient,
   InfraError,
   loadFirestoreAssets,
@@ -16,8 +17,6 @@ import {
 import { GoogleAuth, PassThroughClient } from 'google-auth-library';
 import type { InfraTarget } from './cli-config';
 import { applyLlmRegistry } from './infra-llm-registry';
-
-export const ENVIRONMENTS_FILE = join('deploy', 'environments.json');
 
 /**
  * The repository's `deploy/` directory: the first directory holding deploy/environments.json
