@@ -5,4 +5,3 @@ export * from './llm-seed';
 export * from './report-view';
 export * from './run-view';
 export * from './watch';
-export * from './infra-command';
