@@ -268,32 +268,24 @@ describe('production bundles', () => {
     );
   });
 
-  it.each(SERVICES)(
-    '%s starts from `node main.js`, answers /healthz and stops cleanly on SIGTERM',
-    async (service) => {
-      const running = await startService(service, { TDA_PUBSUB_PREFIX: uniquePrefix('pb') });
-      await expectHealthy(running);
-      await expectEventually(() =>
-        expect(
-          logEvents(running.stdout()).find((e) => e.event === 'service_started'),
-        ).toMatchObject({ port: running.port }),
-      );
-      running.child.kill('SIGTERM');
-      expect(await running.exited, running.output()).toEqual({ code: 0, signal: null });
-      expect(logEvents(running.stdout()).map((e) => e.event)).toContain('service_stopped');
-    },
-    120_000,
-  );
-
-  it('the four installed bundles run flow 1 to SUCCEEDED together', async () => {
+  it('the four installed bundles start from `node main.js`, run flow 1 to SUCCEEDED together and stop cleanly on SIGTERM', async () => {
     // One prefix and one data dir shared by the four processes, as in one deployment: the OHLCV
     // step reads the bundled CSVs beside its main.js, the chart step draws with the packaged font.
+    // Each process is started once, here: its start-up, /healthz and clean stop are checked on it.
     const shared = {
       TDA_PUBSUB_PREFIX: uniquePrefix('pf'),
       TDA_DATA_DIR: join(outRoot, 'data-flow1'),
     };
     const running = await Promise.all(SERVICES.map((service) => startService(service, shared)));
     await Promise.all(running.map((service) => expectHealthy(service)));
+    await expectEventually(() => {
+      for (const service of running) {
+        expect(
+          logEvents(service.stdout()).find((e) => e.event === 'service_started'),
+          service.output(),
+        ).toMatchObject({ port: service.port });
+      }
+    });
     const api = `http://127.0.0.1:${running[SERVICES.indexOf('orchestrator')]?.port}`;
     const headers = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
 
@@ -330,5 +322,7 @@ describe('production bundles', () => {
     for (const service of running) service.child.kill('SIGTERM');
     const exits = await Promise.all(running.map((service) => service.exited));
     expect(exits).toEqual(SERVICES.map(() => ({ code: 0, signal: null })));
+    for (const service of running)
+      expect(logEvents(service.stdout()).map((e) => e.event)).toContain('service_stopped');
   }, 180_000);
 });
