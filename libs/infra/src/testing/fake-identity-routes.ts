@@ -1,5 +1,6 @@
-import type { GcpRestRequest, GcpRestResponse } from '../gcp/gcp-rest.client';
+import type { GcpRestResponse } from '../gcp/gcp-rest.client';
 import type { FakeGcpApi, FakeRouteContext } from './fake-gcp-api';
+import { apiError, bodyOf, group, NAME, notFound, ok, okOrNotFound, SEG } from './fake-responses';
 
 /**
  * FakeGcpApi routes for the identity and storage APIs `tda infra apply` calls: Resource Manager
@@ -53,29 +54,6 @@ interface FakeSecret {
   replication: unknown;
   createTime: string;
   versions: { name: string; state: string }[];
-}
-
-const NAME = '([^/:]+)';
-const SEG = '([^/]+)';
-
-function ok(data: unknown): GcpRestResponse {
-  return { status: 200, data };
-}
-
-function apiError(status: number, grpcStatus: string, message: string): GcpRestResponse {
-  return { status, data: { error: { code: status, message, status: grpcStatus } } };
-}
-
-function notFound(what: string): GcpRestResponse {
-  return apiError(404, 'NOT_FOUND', `${what} not found`);
-}
-
-function bodyOf<T>(request: GcpRestRequest): Partial<T> {
-  return (request.body ?? {}) as Partial<T>;
-}
-
-function group(context: FakeRouteContext, index: number): string {
-  return context.groups[index] ?? '';
 }
 
 /** Which roles a resource type accepts (the real APIs reject other services' roles). */
@@ -174,7 +152,7 @@ export function installIdentityRoutes(
     return email;
   };
 
-  /** getIamPolicy GET + setIamPolicy POST for a resource created by another API's routes. */
+  /** getIamPolicy GET + setIamPolicy POST of a resource stored at `projects/{p}/{collection}/{id}`. */
   const policyRoutes = (service: string, prefix: string, collection: string): void => {
     // Cloud Run services sit under a location: `projects/p/locations/r/services/s`.
     const scope = collection === 'services' ? `(locations/[^/]+/services)` : `(${collection})`;
@@ -232,8 +210,7 @@ export function installIdentityRoutes(
   const accountPath = new RegExp(`^/v1/projects/${SEG}/serviceAccounts/${NAME}$`);
   fake.on('GET', 'iam', accountPath, (context) => {
     const name = `projects/${group(context, 0)}/serviceAccounts/${group(context, 1)}`;
-    const account = resources.get(name);
-    return account === undefined ? notFound(`Service account ${group(context, 1)}`) : ok(account);
+    return okOrNotFound(resources.get(name), `Service account ${group(context, 1)}`);
   });
   fake.on('POST', 'iam', new RegExp(`^/v1/projects/${SEG}/serviceAccounts$`), (context) => {
     const project = group(context, 0);
@@ -326,8 +303,7 @@ export function installIdentityRoutes(
     ],
   });
   fake.on('GET', 'storage', new RegExp(`^/storage/v1/b/${SEG}$`), (context) => {
-    const bucket = resources.get(bucketName(context));
-    return bucket === undefined ? notFound('The specified bucket does not exist.') : ok(bucket);
+    return okOrNotFound(resources.get(bucketName(context)), 'The specified bucket does not exist.');
   });
   fake.on('POST', 'storage', /^\/storage\/v1\/b$/, (context) => {
     const project = context.request.params?.['project'];
@@ -460,32 +436,12 @@ export function installIdentityRoutes(
         : ok({ ...latest, createTime: now() });
     },
   );
-  fake.on(
-    'GET',
-    'secretmanager',
-    new RegExp(`^/v1/projects/${SEG}/secrets/${NAME}:getIamPolicy$`),
-    (context) => {
-      if (!resources.has(secretKey(context))) return notFound(`Secret [${secretKey(context)}]`);
-      return ok(readPolicy(secretKey(context), emptyPolicy));
-    },
-  );
-  fake.on(
-    'POST',
-    'secretmanager',
-    new RegExp(`^/v1/projects/${SEG}/secrets/${NAME}:setIamPolicy$`),
-    (context) => {
-      if (!resources.has(secretKey(context))) return notFound(`Secret [${secretKey(context)}]`);
-      const policy = bodyOf<{ policy: FakeIamPolicy }>(context.request).policy ?? {};
-      return writePolicy(secretKey(context), 'secrets', policy, emptyPolicy, 409);
-    },
-  );
 
   // --- Artifact Registry v1 ---
   const repositories = `^/v1/projects/${SEG}/locations/${SEG}/repositories`;
   fake.on('GET', 'artifactregistry', new RegExp(`${repositories}/${NAME}$`), (context) => {
     const name = `projects/${group(context, 0)}/locations/${group(context, 1)}/repositories/${group(context, 2)}`;
-    const repository = resources.get(name);
-    return repository === undefined ? notFound(`Requested entity was not found.`) : ok(repository);
+    return okOrNotFound(resources.get(name), `Requested entity was not found.`);
   });
   fake.on('POST', 'artifactregistry', new RegExp(`${repositories}$`), (context) => {
     const [project, location] = [group(context, 0), group(context, 1)];
@@ -515,7 +471,8 @@ export function installIdentityRoutes(
     });
   });
 
-  // --- IAM of resources other routes create (Pub/Sub, Cloud Run) ---
+  // --- IAM of secrets and of resources other routes create (Pub/Sub, Cloud Run) ---
+  policyRoutes('secretmanager', '/v1', 'secrets');
   policyRoutes('pubsub', '/v1', 'topics');
   policyRoutes('pubsub', '/v1', 'subscriptions');
   policyRoutes('run', '/v2', 'services');

@@ -1,5 +1,5 @@
-import type { GcpRestRequest, GcpRestResponse } from '../gcp/gcp-rest.client';
-import type { FakeGcpApi, FakeRouteContext } from './fake-gcp-api';
+import type { FakeGcpApi } from './fake-gcp-api';
+import { apiError, bodyOf, group, NAME, notFound, ok, okOrNotFound, SEG } from './fake-responses';
 
 /**
  * FakeGcpApi routes for the platform APIs `tda infra apply` calls: Cloud Run Admin v2 (service
@@ -27,29 +27,6 @@ export interface PlatformFakeControl {
   resourceNames(prefix: string): string[];
 }
 
-const SEG = '([^/]+)';
-const NAME = '([^/:]+)';
-
-function ok(data: unknown): GcpRestResponse {
-  return { status: 200, data };
-}
-
-function apiError(status: number, grpcStatus: string, message: string): GcpRestResponse {
-  return { status, data: { error: { code: status, message, status: grpcStatus } } };
-}
-
-function notFound(what: string): GcpRestResponse {
-  return apiError(404, 'NOT_FOUND', `${what} not found`);
-}
-
-function bodyOf(request: GcpRestRequest): Record<string, unknown> {
-  return (request.body ?? {}) as Record<string, unknown>;
-}
-
-function group(context: FakeRouteContext, index: number): string {
-  return context.groups[index] ?? '';
-}
-
 interface StoredIndex {
   name: string;
   queryScope: string;
@@ -70,8 +47,7 @@ export function installPlatformRoutes(fake: FakeGcpApi): PlatformFakeControl {
     new RegExp(`^/v2/projects/${SEG}/locations/${SEG}/services/${NAME}$`),
     (context) => {
       const name = `projects/${group(context, 0)}/locations/${group(context, 1)}/services/${group(context, 2)}`;
-      const service = resources.get(name);
-      return service === undefined ? notFound(`Resource '${group(context, 2)}'`) : ok(service);
+      return okOrNotFound(resources.get(name), `Resource '${group(context, 2)}'`);
     },
   );
 
@@ -79,8 +55,7 @@ export function installPlatformRoutes(fake: FakeGcpApi): PlatformFakeControl {
   const databasePath = `^/v1/projects/${SEG}/databases/${SEG}`;
   fake.on('GET', 'firestore', new RegExp(`${databasePath}$`), (context) => {
     const name = `projects/${group(context, 0)}/databases/${group(context, 1)}`;
-    const database = resources.get(name);
-    return database === undefined ? notFound(`Database '${name}'`) : ok(database);
+    return okOrNotFound(resources.get(name), `Database '${name}'`);
   });
   fake.on('POST', 'firestore', new RegExp(`^/v1/projects/${SEG}/databases$`), (context) => {
     const project = group(context, 0);
@@ -105,8 +80,7 @@ export function installPlatformRoutes(fake: FakeGcpApi): PlatformFakeControl {
   });
   fake.on('GET', 'firestore', new RegExp(`${databasePath}/operations/${NAME}$`), (context) => {
     const name = `projects/${group(context, 0)}/databases/${group(context, 1)}/operations/${group(context, 2)}`;
-    const operation = resources.get(name);
-    return operation === undefined ? notFound(`Operation '${name}'`) : ok(operation);
+    return okOrNotFound(resources.get(name), `Operation '${name}'`);
   });
   const indexesPath = new RegExp(`${databasePath}/collectionGroups/${SEG}/indexes$`);
   fake.on('GET', 'firestore', indexesPath, (context) => {
@@ -172,15 +146,13 @@ export function installPlatformRoutes(fake: FakeGcpApi): PlatformFakeControl {
     new RegExp(`^/v1/projects/${SEG}/rulesets/${NAME}$`),
     (context) => {
       const name = `projects/${group(context, 0)}/rulesets/${group(context, 1)}`;
-      const ruleset = resources.get(name);
-      return ruleset === undefined ? notFound(`Ruleset ${name}`) : ok(ruleset);
+      return okOrNotFound(resources.get(name), `Ruleset ${name}`);
     },
   );
   const releasePath = new RegExp(`^/v1/projects/${SEG}/releases/(.+)$`);
   fake.on('GET', 'firebaserules', releasePath, (context) => {
     const name = `projects/${group(context, 0)}/releases/${group(context, 1)}`;
-    const release = resources.get(name);
-    return release === undefined ? notFound(`Release ${name}`) : ok(release);
+    return okOrNotFound(resources.get(name), `Release ${name}`);
   });
   fake.on('POST', 'firebaserules', new RegExp(`^/v1/projects/${SEG}/releases$`), (context) => {
     const body = bodyOf(context.request);
@@ -230,8 +202,7 @@ export function installPlatformRoutes(fake: FakeGcpApi): PlatformFakeControl {
   };
   fake.on('GET', 'cloudscheduler', new RegExp(`${jobsPath}/${NAME}$`), (context) => {
     const name = `projects/${group(context, 0)}/locations/${group(context, 1)}/jobs/${group(context, 2)}`;
-    const job = resources.get(name);
-    return job === undefined ? notFound(`Job ${name}`) : ok(job);
+    return okOrNotFound(resources.get(name), `Job ${name}`);
   });
   fake.on('POST', 'cloudscheduler', new RegExp(`${jobsPath}$`), (context) => {
     const body = bodyOf(context.request);
