@@ -132,9 +132,8 @@ function assertReconcileOptions(options: ReconcileOptions): void {
   }
 }
 
-/** The findings of `advance` on the document as read (before this pass changes anything). */
-function advanceDrift(run: FlowRun, now: Date): DriftItem[] {
-  const behind = advance(run, now);
+/** The findings of `behind` = advance of the document as read (before this pass changes anything). */
+function advanceDrift(run: FlowRun, behind: AdvanceResult): DriftItem[] {
   if (isEmptyPatch(behind.patch)) return [];
   if (behind.runError?.code === 'RUN_TIMEOUT') {
     return [
@@ -247,9 +246,11 @@ export function reconcileRun(run: FlowRun, options: ReconcileOptions): Reconcile
       }
     }
   }
-  drift.push(...advanceDrift(run, options.now));
+  const behind = advance(run, options.now);
+  drift.push(...advanceDrift(run, behind));
   const supervised = mergePatches(...patches);
-  const next = advance(applyPatch(run, supervised), options.now);
+  // No step decision (the usual pass): the advance of the document as read is the one to write.
+  const next = patches.length === 0 ? behind : advance(applyPatch(run, supervised), options.now);
   const patch = mergePatches(supervised, next.patch);
   const after = applyPatch(run, patch);
   // only steps that are (still) READY after this write are worth a message
