@@ -1,6 +1,6 @@
 import { ConfigError } from '@tda/config';
 import { describe, expect, it } from 'vitest';
-import { loadLlmReportConfig } from './config';
+import { llmReportHarnessPolicy, loadLlmReportConfig } from './config';
 
 describe('worker-llm-report config', () => {
   it('defaults to memory, no LLM credentials and the seed 002 timeout policy', () => {
@@ -54,6 +54,13 @@ describe('worker-llm-report config', () => {
         .TDA_LLM_STEP_TIMEOUT_SECONDS,
     ).toBe(500);
     expect(loadLlmReportConfig({}).TDA_LLM_STEP_TIMEOUT_SECONDS).toBe(780);
+  });
+
+  it('hands the effective step timeout to the harness in whole milliseconds', () => {
+    expect(llmReportHarnessPolicy(loadLlmReportConfig({}))).toEqual({ timeoutMs: 780_000 });
+    expect(
+      llmReportHarnessPolicy(loadLlmReportConfig({ TDA_STEP_TIMEOUT_SECONDS: '400.0004' })),
+    ).toEqual({ timeoutMs: 400_000 });
   });
 
   it('checks the finalize budget against the effective step timeout', () => {

@@ -55,3 +55,12 @@ export type LlmReportConfig = z.infer<typeof llmReportConfigSchema>;
 export function loadLlmReportConfig(env?: EnvSource): LlmReportConfig {
   return loadConfig(LLM_REPORT_SERVICE, llmReportConfigSchema, env);
 }
+
+/**
+ * The harness policy this service decides over the shared one: the effective step timeout as the
+ * harness deadline. Its own bootstrap and the local launcher pass it as `policy`. The seconds may
+ * be fractional (taken from TDA_STEP_TIMEOUT_SECONDS), hence the rounding to whole milliseconds.
+ */
+export function llmReportHarnessPolicy(config: LlmReportConfig): { timeoutMs: number } {
+  return { timeoutMs: Math.round(config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000) };
+}

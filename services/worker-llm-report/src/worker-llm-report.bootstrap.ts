@@ -4,7 +4,12 @@ import {
   type WorkerBootOptions,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
-import { LLM_REPORT_SERVICE, loadLlmReportConfig, type LlmReportConfig } from './config';
+import {
+  LLM_REPORT_SERVICE,
+  llmReportHarnessPolicy,
+  loadLlmReportConfig,
+  type LlmReportConfig,
+} from './config';
 import { createLlmReportHandler, createLlmReportRuntime } from './llm-report.factory';
 import type { LlmReportHandler } from './llm-report.handler';
 
@@ -35,7 +40,7 @@ export async function bootstrapLlmReportWorker(
       service: LLM_REPORT_SERVICE,
       config,
       logger,
-      policy: { timeoutMs: Math.round(config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000) },
+      policy: llmReportHarnessPolicy(config),
       // seed 002: Firestore document events (Eventarc) are an ingress beside step-ready messages.
       cloudEvents: true,
       createHandler: (c) => createLlmReportHandler(c, { registry, client, logger }),
