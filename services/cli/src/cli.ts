@@ -325,6 +325,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
       }
     });
 
+  const deploySearchFrom = io.deploySearchFrom ?? [__dirname, process.cwd()];
   const infra = program
     .command('infra')
     .description('Google Cloud resources of a deploy environment (deploy/environments.json)');
@@ -344,7 +345,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
           {
             print: (lines) => print(io, lines),
             target: resolveInfraTarget(io.env),
-            searchFrom: io.deploySearchFrom ?? [__dirname, process.cwd()],
+            searchFrom: deploySearchFrom,
           },
         );
       });
@@ -364,7 +365,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .action((opts: InfraRenderFlags) => {
       runInfraRender(opts, {
         print: (lines) => print(io, lines),
-        searchFrom: io.deploySearchFrom ?? [__dirname, process.cwd()],
+        searchFrom: deploySearchFrom,
       });
     });
 
