@@ -406,6 +406,15 @@ function diff(
   return changes;
 }
 
+/** The Subscription.pushConfig for `push`: empty for pull. */
+function pushConfigResource(push: PushEndpoint | undefined) {
+  if (push === undefined) return {};
+  return {
+    pushEndpoint: push.endpoint,
+    oidcToken: { serviceAccountEmail: push.serviceAccountEmail, audience: push.audience },
+  };
+}
+
 function subscriptionResource(spec: SubscriptionSpec, topicPath: (name: string) => string) {
   const { settings } = spec;
   return {
@@ -425,20 +434,7 @@ function subscriptionResource(spec: SubscriptionSpec, topicPath: (name: string) 
     messageRetentionDuration: { seconds: settings.messageRetentionSeconds },
     expirationPolicy: { ttl: null },
     // An empty pushConfig turns a push subscription back into pull; 'keep' sends none.
-    ...(spec.push === 'keep'
-      ? {}
-      : {
-          pushConfig:
-            spec.push === undefined
-              ? {}
-              : {
-                  pushEndpoint: spec.push.endpoint,
-                  oidcToken: {
-                    serviceAccountEmail: spec.push.serviceAccountEmail,
-                    audience: spec.push.audience,
-                  },
-                },
-        }),
+    ...(spec.push === 'keep' ? {} : { pushConfig: pushConfigResource(spec.push) }),
   };
 }
 
