@@ -8,7 +8,6 @@ import {
   InvalidRequestError,
   isStorageSafeStepId,
   isTerminalRunStatus,
-  isValidRunId,
   StepNotFoundError,
   type RetryDecision,
 } from '@tda/flow-engine';
@@ -18,19 +17,10 @@ import { RunAdvancer } from '../dispatch/run-advancer.service';
 import { StepDispatcher } from '../dispatch/step-dispatcher.service';
 import { RunConflictError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { assertRunId } from '../runs/path-ids';
 import { RunAdmission } from '../runs/run-admission.service';
 
 const RERUN_BODY_KEYS = new Set(['fromStepId']);
-
-function assertRunId(runId: string): void {
-  const shown = runId.slice(0, 200);
-  if (!isValidRunId(runId)) {
-    throw new InvalidRequestError(`'${shown}' is not a runId`, {
-      parameter: 'runId',
-      example: '20260115-100000_BTC-USDT_abc12',
-    });
-  }
-}
 
 function assertStepId(stepId: unknown, field: string): asserts stepId is string {
   if (!isStorageSafeStepId(stepId)) {

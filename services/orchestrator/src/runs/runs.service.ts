@@ -4,8 +4,6 @@ import {
   blockedOn,
   InvalidRequestError,
   isTerminalRunStatus,
-  isValidRunId,
-  isStorageSafeStepId,
   requestCancel,
   type BlockedOnExplanation,
   type CancelDecision,
@@ -17,6 +15,7 @@ import { RunConflictError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { discardDuplicate, firstRunWithKey } from './idempotency-key';
 import { KeyedMutex } from './keyed-mutex';
+import { assertRunId, assertStepIdParam } from './path-ids';
 import { RunAdmission } from './run-admission.service';
 import { parseRunListQuery } from './run-list-query';
 
@@ -35,17 +34,6 @@ function canonicalJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
-}
-
-/** 400 for a malformed id (never a store lookup with it). */
-function assertRunId(runId: string): void {
-  const shown = runId.slice(0, 200);
-  if (!isValidRunId(runId)) {
-    throw new InvalidRequestError(`'${shown}' is not a runId`, {
-      parameter: 'runId',
-      example: '20260115-100000_BTC-USDT_abc12',
-    });
-  }
 }
 
 /**
@@ -142,12 +130,7 @@ export class RunsService {
   }
 
   async blockedOn(runId: string, stepId: string): Promise<BlockedOnExplanation> {
-    const shown = stepId.slice(0, 200);
-    if (!isStorageSafeStepId(stepId)) {
-      throw new InvalidRequestError(`'${shown}' is not a stepId`, {
-        parameter: 'stepId',
-      });
-    }
+    assertStepIdParam(stepId);
     const run = await this.get(runId);
     const queue = run.status === 'PENDING' ? await this.admission.queueEntry(runId) : undefined;
     return blockedOn(run, stepId, this.context.clock(), queue === undefined ? {} : { queue });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ArtifactNotFoundError, ArtifactStoreError, parseGcsUri, sha256Hex } from '@tda/artifacts';
 import type { StepType } from '@tda/contracts';
-import { InvalidRequestError, isStorageSafeStepId, StepNotFoundError } from '@tda/flow-engine';
+import { StepNotFoundError } from '@tda/flow-engine';
 import { describeError, logEvent } from '@tda/observability';
 import {
   ArtifactNotAvailableError,
@@ -9,6 +9,7 @@ import {
   type ArtifactUnavailableReason,
 } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { assertStepIdParam } from './path-ids';
 import { RunsService } from './runs.service';
 
 /**
@@ -42,12 +43,7 @@ export class StepArtifactService {
   ) {}
 
   async read(runId: string, stepId: string): Promise<StepArtifact> {
-    const shown = stepId.slice(0, 200);
-    if (!isStorageSafeStepId(stepId)) {
-      throw new InvalidRequestError(`'${shown}' is not a stepId`, {
-        parameter: 'stepId',
-      });
-    }
+    assertStepIdParam(stepId);
     const run = await this.runs.get(runId);
     const step = run.steps[stepId];
     if (step === undefined) throw new StepNotFoundError(runId, stepId);
