@@ -5,6 +5,7 @@ import { LocalArtifactStore, sha256Hex } from '@tda/artifacts';
 import type { FlowRun } from '@tda/contracts';
 import { stepEventsSubscription, stepReadySubscription } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
+import { ApiClient } from '@tda/service-cli';
 import { startLocalStack, type LocalStack } from '../local-stack';
 import { ChaosBroker } from './chaos-broker';
 import type {
@@ -280,24 +281,12 @@ export class ChaosSuite {
     const time = new Date(this.firstTriggerAt - 1_000).toISOString();
     for (const subscription of subscriptions) {
       for (const real of [false, true]) {
-        const response = await fetch(`${stack.url}/admin/replay`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ subscription, time, dryRun: !real }),
-        });
-        const body = (await response.json()) as {
-          seeked?: unknown;
-          counts?: Record<string, number>;
-          code?: unknown;
-          message?: unknown;
-        };
-        if (response.status !== 200 || body.seeked !== real) {
-          throw new Error(
-            `replay of ${subscription} (dryRun ${String(!real)}) answered ${response.status} ${String(body.code)} ${String(body.message)}`,
-          );
+        const answer = await this.api().replay({ subscription, time, dryRun: !real });
+        if (answer.seeked !== real) {
+          throw new Error(`replay of ${subscription} (dryRun ${String(!real)}) did not seek`);
         }
         if (!real) {
-          for (const [decision, n] of Object.entries(body.counts ?? {})) {
+          for (const [decision, n] of Object.entries(answer.counts)) {
             dryRun[decision] = (dryRun[decision] ?? 0) + n;
           }
         }
@@ -582,7 +571,6 @@ export class ChaosSuite {
 
   /** conflicting_writer (cancel): the run is cancelled while its report step is running. */
   private async cancelWhenHeld(runId: string, timeframe: Timeframe): Promise<void> {
-    const stack = this.requireStack();
     await withTimeout(
       this.requireModel().waitForCall(
         (c) => c.runId === runId && c.timeframe === timeframe && c.behaviour === 'hold',
@@ -590,13 +578,9 @@ export class ChaosSuite {
       45_000,
       `the ${timeframe} model call of ${runId}`,
     );
-    const response = await fetch(`${stack.url}/runs/${encodeURIComponent(runId)}/cancel`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.token}` },
-    });
-    const body = (await response.json()) as { status?: unknown };
-    if (response.status !== 200 || body.status !== 'CANCELLED') {
-      throw new Error(`cancel of ${runId} answered ${response.status} ${String(body.status)}`);
+    const cancelled = await this.api().cancel(runId);
+    if (cancelled.status !== 'CANCELLED') {
+      throw new Error(`cancel of ${runId} left it ${cancelled.status}`);
     }
     this.chaos.record({
       kind: 'conflicting_writer',
@@ -611,18 +595,14 @@ export class ChaosSuite {
   private async startLlmWorker(): Promise<WorkerProcess> {
     const { llm } = CHAOS_TIMINGS;
     const stack = this.requireStack();
-    const host = (key: 'FIRESTORE_EMULATOR_HOST' | 'PUBSUB_EMULATOR_HOST'): string =>
-      key === 'FIRESTORE_EMULATOR_HOST'
-        ? this.options.emulators.firestoreHost
-        : this.options.emulators.pubsubHost;
     const worker = await WorkerProcess.start({
       root: this.options.root,
       main: LLM_WORKER_MAIN,
       env: {
         ...this.options.baseEnv,
         TDA_BACKEND: 'emulators',
-        FIRESTORE_EMULATOR_HOST: host('FIRESTORE_EMULATOR_HOST'),
-        PUBSUB_EMULATOR_HOST: host('PUBSUB_EMULATOR_HOST'),
+        FIRESTORE_EMULATOR_HOST: this.options.emulators.firestoreHost,
+        PUBSUB_EMULATOR_HOST: this.options.emulators.pubsubHost,
         GOOGLE_CLOUD_PROJECT: this.projectId,
         TDA_PUBSUB_PREFIX: this.prefix,
         TDA_DATA_DIR: stack.dataDir,
@@ -684,6 +664,12 @@ export class ChaosSuite {
   private requireStack(): LocalStack {
     if (this.stack === undefined) throw new Error('the chaos suite has not started');
     return this.stack;
+  }
+
+  /** The stack's API (the trigger stays a raw request: it sets the plan's X-TDA-Owner header). */
+  private api(): ApiClient {
+    const stack = this.requireStack();
+    return new ApiClient({ baseUrl: stack.url, token: stack.token });
   }
 
   private requireModel(): ChaosModelServer {
