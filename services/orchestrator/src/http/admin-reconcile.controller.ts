@@ -6,6 +6,7 @@ import {
   type ReconcilePassOptions,
   type ReconcileReport,
 } from '../reconcile/reconciler.service';
+import { strictQuery } from '../runs/run-list-query';
 
 const ALLOWED = ['limit', 'artifacts'] as const;
 
@@ -18,22 +19,8 @@ export function parseReconcileQuery(
   raw: Readonly<Record<string, unknown>>,
   maxRuns: number,
 ): Omit<ReconcilePassOptions, 'mode'> {
-  const unknown = Object.keys(raw).filter((key) => !(ALLOWED as readonly string[]).includes(key));
-  if (unknown.length > 0) {
-    throw new InvalidRequestError(`unknown query parameter(s): ${unknown.join(', ')}`, {
-      unknownParameters: unknown,
-      allowedParameters: [...ALLOWED],
-    });
-  }
-  for (const [key, value] of Object.entries(raw)) {
-    if (typeof value !== 'string') {
-      throw new InvalidRequestError(`query parameter ${key} must be given once, as a string`, {
-        parameter: key,
-      });
-    }
-  }
+  const { limit, artifacts } = strictQuery(raw, ALLOWED);
   const options: Omit<ReconcilePassOptions, 'mode'> = { maxRuns, checkArtifacts: true };
-  const { limit, artifacts } = raw as Partial<Record<(typeof ALLOWED)[number], string>>;
   if (limit !== undefined) {
     const parsed = /^[0-9]{1,5}$/.test(limit) ? Number(limit) : Number.NaN;
     if (!(parsed >= 1 && parsed <= maxRuns)) {

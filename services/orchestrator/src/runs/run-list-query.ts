@@ -12,18 +12,21 @@ function isRunStatus(value: string): value is RunStatus {
 }
 
 /**
- * `GET /runs` query string -> a store list query. Strict: an unknown or repeated parameter is a
- * 400 (a typo such as `?stauts=` must not silently list everything).
+ * The query parameters as strings, strictly: an unknown parameter or one given more than once is
+ * a 400 (a typo such as `?stauts=` must not be silently ignored).
  */
-export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunListQuery {
-  const unknown = Object.keys(raw).filter((key) => !(ALLOWED as readonly string[]).includes(key));
+export function strictQuery(
+  raw: Readonly<Record<string, unknown>>,
+  allowed: readonly string[],
+): Partial<Record<string, string>> {
+  const unknown = Object.keys(raw).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     throw new InvalidRequestError(`unknown query parameter(s): ${unknown.join(', ')}`, {
       unknownParameters: unknown,
-      allowedParameters: [...ALLOWED],
+      allowedParameters: [...allowed],
     });
   }
-  const values: Record<string, string> = {};
+  const values: Partial<Record<string, string>> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (typeof value !== 'string') {
       throw new InvalidRequestError(`query parameter ${key} must be given once, as a string`, {
@@ -32,6 +35,15 @@ export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunLi
     }
     values[key] = value;
   }
+  return values;
+}
+
+/**
+ * `GET /runs` query string -> a store list query. Strict: an unknown or repeated parameter is a
+ * 400 (a typo such as `?stauts=` must not silently list everything).
+ */
+export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunListQuery {
+  const values = strictQuery(raw, ALLOWED);
   const query: RunListQuery = { limit: DEFAULT_LIST_LIMIT };
   const { limit, cursor, status, flowKey, ownerId, idempotencyKey } = values;
   if (limit !== undefined) {
