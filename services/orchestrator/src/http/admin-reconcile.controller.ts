@@ -15,7 +15,7 @@ const ALLOWED = ['limit', 'artifacts'] as const;
  * repeated parameter is a 400, never silently ignored. `limit` is bounded by
  * TDA_RECONCILE_MAX_RUNS; artifacts defaults to true (the operator asked for a full report).
  */
-export function parseReconcileQuery(
+function parseReconcileQuery(
   raw: Readonly<Record<string, unknown>>,
   maxRuns: number,
 ): Omit<ReconcilePassOptions, 'mode'> {

@@ -40,7 +40,7 @@ const REPLAY_KEYS = new Set(['subscription', 'time', 'snapshot', 'dryRun']);
 const SNAPSHOT_KEYS = new Set(['subscription', 'name']);
 
 /** Said in every replay answer: where the listing comes from and what it cannot know. */
-export const REPLAY_SOURCE_NOTE =
+const REPLAY_SOURCE_NOTE =
   "Derived from TDA's run documents (step readyAt for step-ready, finishedAt of worker-finalized steps for step-events), not from Pub/Sub: Pub/Sub cannot list the retained messages a seek redelivers. Each decision is what the receiver would do now by the same rules it applies (isExecutable / advance).";
 
 /** A subscription replay applies to: a step-ready subscription or the step-events one. */

@@ -9,7 +9,7 @@ import { listRunPages } from './run-pages';
 const MAX_IDEMPOTENCY_PAGES = 10;
 
 /** Older first: createdAt, then runId (the order that decides which duplicate wins). */
-export function isOlder(a: FlowRun, b: FlowRun): boolean {
+function isOlder(a: FlowRun, b: FlowRun): boolean {
   return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.runId < b.runId);
 }
 
