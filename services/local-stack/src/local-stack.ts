@@ -17,6 +17,7 @@ import {
   createLlmReportHandler,
   createLlmReportRuntime,
   loadLlmReportConfig,
+  llmReportHarnessPolicy,
 } from '@tda/service-worker-llm-report';
 import {
   createStepWorker,
@@ -199,7 +200,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
           logger: options.loggerFor('worker-llm-report'),
         }),
         llmConfig,
-        { timeoutMs: llmConfig.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000 },
+        llmReportHarnessPolicy(llmConfig),
       );
     }
     for (const worker of workers) {
