@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
  * Architecture boundaries (DESIGN.md §1). Tags live in each project.json:
  * - type:contracts  generated types + validators; imports nothing of ours
  * - type:core       pure domain (flow-engine); contracts only
- * - type:config     env validation (the only reader of process.env)
+ * - type:config     env validation (the only reader of process.env); contracts for its error
  * - type:util       cross-cutting helpers (observability)
  * - type:adapter    ports + adapters (flow-store, messaging, ...); never services
  * - type:service    deployable apps (one image each); never other services
@@ -17,7 +17,7 @@ import tseslint from 'typescript-eslint';
 const productionConstraints = [
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
   { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core', 'type:contracts'] },
-  { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:config'] },
+  { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:config', 'type:contracts'] },
   {
     sourceTag: 'type:util',
     onlyDependOnLibsWithTags: ['type:util', 'type:contracts', 'type:config'],

@@ -1,30 +1,17 @@
-import { ERROR_CODE_INFO, type ErrorCode } from '@tda/contracts';
+import { TdaError } from '@tda/contracts';
 
 /**
- * Errors raised by every ArtifactStore adapter. Each carries a `code` from the contracts'
- * ErrorCode enum so a worker can turn it into a step error (or a service into an HTTP status)
- * without knowing which backend produced it. `details` holds only URIs, hashes, sizes and
- * status codes — never object contents or backend response bodies.
+ * Errors raised by every ArtifactStore adapter (TdaError): a `code` from the contracts' ErrorCode
+ * enum so a worker can turn it into a step error (or a service into an HTTP status) without
+ * knowing which backend produced it. `details` holds only URIs, hashes, sizes and status codes —
+ * never object contents or backend response bodies.
  */
-export class ArtifactStoreError extends Error {
-  readonly retryable: boolean;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-    retryable: boolean = ERROR_CODE_INFO[code].retryable,
-  ) {
-    super(message);
-    this.name = new.target.name;
-    this.retryable = retryable;
-  }
-}
+export class ArtifactStoreError extends TdaError {}
 
 /** A request the store refuses before touching storage (bad option values). */
 export class InvalidArtifactRequestError extends ArtifactStoreError {
   constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
-    super('INVALID_REQUEST', message, details);
+    super('INVALID_REQUEST', message, { details });
   }
 }
 
@@ -45,7 +32,7 @@ export class InvalidArtifactUriError extends InvalidArtifactRequestError {
 /** read/signedUrl of an object that does not exist. */
 export class ArtifactNotFoundError extends ArtifactStoreError {
   constructor(readonly uri: string) {
-    super('NOT_FOUND', `artifact ${uri} does not exist`, { uri });
+    super('NOT_FOUND', `artifact ${uri} does not exist`, { details: { uri } });
   }
 }
 
@@ -70,8 +57,7 @@ export class ArtifactConflictError extends ArtifactStoreError {
       details.reason === 'different-bytes'
         ? `artifact ${uri} already exists with different bytes (create-only)`
         : `artifact ${uri} cannot be created: the name collides with an existing object path`,
-      { uri, ...details },
-      false,
+      { details: { uri, ...details }, retryable: false },
     );
   }
 }
@@ -86,7 +72,9 @@ export class ArtifactWriteError extends ArtifactStoreError {
     reason: string,
     details: Readonly<Record<string, unknown>> = {},
   ) {
-    super('GCS_WRITE_FAILED', `writing artifact ${uri} failed: ${reason}`, { uri, ...details });
+    super('GCS_WRITE_FAILED', `writing artifact ${uri} failed: ${reason}`, {
+      details: { uri, ...details },
+    });
   }
 }
 
@@ -97,7 +85,9 @@ export class ArtifactReadError extends ArtifactStoreError {
     reason: string,
     details: Readonly<Record<string, unknown>> = {},
   ) {
-    super('UPSTREAM_UNAVAILABLE', `reading artifact ${uri} failed: ${reason}`, { uri, ...details });
+    super('UPSTREAM_UNAVAILABLE', `reading artifact ${uri} failed: ${reason}`, {
+      details: { uri, ...details },
+    });
   }
 }
 
@@ -110,7 +100,9 @@ export class ArtifactSigningError extends ArtifactStoreError {
     readonly uri: string,
     reason: string,
   ) {
-    super('INTERNAL_ERROR', `signing a url for artifact ${uri} failed: ${reason}`, { uri, reason });
+    super('INTERNAL_ERROR', `signing a url for artifact ${uri} failed: ${reason}`, {
+      details: { uri, reason },
+    });
   }
 }
 

@@ -1,13 +1,17 @@
+import { TdaError } from '@tda/contracts';
 import { z } from 'zod';
 
 /** Raised at boot when the environment does not satisfy a service's config schema. */
-export class ConfigError extends Error {
+export class ConfigError extends TdaError {
   constructor(
     readonly service: string,
     readonly problems: string[],
   ) {
-    super(`Invalid configuration for ${service}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
+    super(
+      'INVALID_REQUEST',
+      `Invalid configuration for ${service}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      { details: { service, problems } },
+    );
   }
 }
 

@@ -18,6 +18,7 @@ import { type CompiledValidator, type ValidationResult, runValidator } from './v
 export * from './generated/types';
 export * from './generated/catalogue';
 export * from './validation';
+export * from './tda-error';
 
 /**
  * Compiled validators for every contract (ajv standalone code generated from contracts/).

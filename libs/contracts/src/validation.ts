@@ -1,4 +1,5 @@
 import type { ErrorCode } from './generated/types';
+import { TdaError } from './tda-error';
 
 /** One validation problem, with a JSON Pointer to the offending value. */
 export interface ValidationIssue {
@@ -187,18 +188,19 @@ export function runValidator<T>(validator: CompiledValidator, data: unknown): Va
 }
 
 /** Thrown by the assert* helpers; carries the contract name, the issues and an error code. */
-export class ContractViolationError extends Error {
+export class ContractViolationError extends TdaError {
   constructor(
     readonly contract: string,
     readonly issues: ValidationIssue[],
-    readonly code: ErrorCode = 'INVALID_REQUEST',
+    code: ErrorCode = 'INVALID_REQUEST',
   ) {
     super(
+      code,
       `${contract} is invalid: ${issues
         .slice(0, 5)
         .map((i) => `${i.path} ${i.message}`)
         .join('; ')}`,
+      { details: { contract, issues: issues.slice(0, 5) } },
     );
-    this.name = 'ContractViolationError';
   }
 }

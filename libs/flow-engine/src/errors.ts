@@ -1,45 +1,35 @@
-import { ERROR_CODE_INFO, type ErrorCode, type ErrorInfo } from '@tda/contracts';
+import {
+  ERROR_CODE_INFO,
+  TdaError,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorInfo,
+} from '@tda/contracts';
 
-export type ErrorDetails = Readonly<Record<string, unknown>>;
+export type { ErrorDetails } from '@tda/contracts';
 
 /**
- * Shared shape of the errors this library throws: a contract error `code` plus sanitized
- * `details` naming the offender, convertible to the persisted/API `ErrorInfo`. Deliberately
- * tiny: each family below adds only its code.
+ * The errors this library throws: a contract `code` plus sanitized `details` naming the
+ * offender (TdaError). Each family below fixes its code; the constructor is (message, details).
  */
-export abstract class FlowEngineError extends Error {
-  abstract readonly code: ErrorCode;
-
-  constructor(
-    message: string,
-    readonly details: ErrorDetails = {},
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-
-  get retryable(): boolean {
-    return ERROR_CODE_INFO[this.code].retryable;
-  }
-
-  toErrorInfo(): ErrorInfo {
-    return {
-      code: this.code,
-      message: this.message,
-      details: { ...this.details },
-      retryable: this.retryable,
-    };
+export abstract class FlowEngineError extends TdaError {
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(code, message, { details });
   }
 }
 
 /** The run document / step graph is unusable (seed 002 FLOW_RUN_INVALID). */
 export class FlowRunInvalidError extends FlowEngineError {
-  readonly code = 'FLOW_RUN_INVALID' as const;
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('FLOW_RUN_INVALID', message, details);
+  }
 }
 
 /** A caller asked for something impossible: unknown flowKey, bad scope, bad symbol, ... */
 export class InvalidRequestError extends FlowEngineError {
-  readonly code = 'INVALID_REQUEST' as const;
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('INVALID_REQUEST', message, details);
+  }
 }
 
 /** The flowKey is not in the catalogue; details list the available keys. */
@@ -47,13 +37,11 @@ export class UnknownFlowKeyError extends InvalidRequestError {}
 
 /** A stepId that the run does not contain. */
 export class StepNotFoundError extends FlowEngineError {
-  readonly code = 'NOT_FOUND' as const;
-
   constructor(
     readonly runId: string,
     readonly stepId: string,
   ) {
-    super(`run '${runId}' has no step '${stepId}'`, { runId, stepId });
+    super('NOT_FOUND', `run '${runId}' has no step '${stepId}'`, { runId, stepId });
   }
 }
 

@@ -1,36 +1,23 @@
-import { ERROR_CODE_INFO, type ErrorCode, type ValidationIssue } from '@tda/contracts';
+import { TdaError, type ValidationIssue } from '@tda/contracts';
 
 /**
- * Errors raised by every FlowRunStore adapter. Each carries a `code` from the contracts' ErrorCode
- * enum so services can map it to an HTTP status or a step error without knowing the adapter, and a
- * small, sanitized `details` object (ids and validation issues, never document contents).
+ * Errors raised by every FlowRunStore adapter (TdaError): a `code` from the contracts' ErrorCode
+ * enum so services can map it to an HTTP status or a step error without knowing the adapter, and
+ * small, sanitized `details` (ids and validation issues, never document contents).
  */
-export class FlowStoreError extends Error {
-  readonly retryable: boolean;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-    retryable: boolean = ERROR_CODE_INFO[code].retryable,
-  ) {
-    super(message);
-    this.name = new.target.name;
-    this.retryable = retryable;
-  }
-}
+export class FlowStoreError extends TdaError {}
 
 /** `create` found a document with the same runId (create-only semantics). */
 export class RunAlreadyExistsError extends FlowStoreError {
   constructor(readonly runId: string) {
-    super('CONFLICT', `flow run '${runId}' already exists`, { runId });
+    super('CONFLICT', `flow run '${runId}' already exists`, { details: { runId } });
   }
 }
 
 /** `update` addressed a run that does not exist. */
 export class RunNotFoundError extends FlowStoreError {
   constructor(readonly runId: string) {
-    super('NOT_FOUND', `flow run '${runId}' does not exist`, { runId });
+    super('NOT_FOUND', `flow run '${runId}' does not exist`, { details: { runId } });
   }
 }
 
@@ -43,12 +30,10 @@ export class VersionConflictError extends FlowStoreError {
     readonly runId: string,
     readonly expectedVersion: string,
   ) {
-    super(
-      'CONFLICT',
-      `flow run '${runId}' changed since version ${expectedVersion}`,
-      { runId, expectedVersion },
-      true,
-    );
+    super('CONFLICT', `flow run '${runId}' changed since version ${expectedVersion}`, {
+      details: { runId, expectedVersion },
+      retryable: true,
+    });
   }
 }
 
@@ -64,7 +49,7 @@ export class InvalidRunDocumentError extends FlowStoreError {
         .slice(0, 5)
         .map((i) => `${i.path} ${i.message}`)
         .join('; ')}`,
-      { ...(runId === undefined ? {} : { runId }), issues },
+      { details: { ...(runId === undefined ? {} : { runId }), issues } },
     );
   }
 }
@@ -85,7 +70,7 @@ export class InvalidRunPatchError extends FlowStoreError {
         .slice(0, 5)
         .map((i) => `${i.path} ${i.message}`)
         .join('; ')}`,
-      { runId, issues },
+      { details: { runId, issues } },
     );
   }
 }
@@ -93,7 +78,7 @@ export class InvalidRunPatchError extends FlowStoreError {
 /** A list query outside the supported range (limit 1..100, ...). */
 export class InvalidListQueryError extends FlowStoreError {
   constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
-    super('INVALID_REQUEST', message, details);
+    super('INVALID_REQUEST', message, { details });
   }
 }
 
@@ -116,8 +101,7 @@ export class ConflictRetriesExhaustedError extends FlowStoreError {
     super(
       'CONFLICT',
       `flow run '${runId}': conditional update still conflicting after ${attempts} attempts`,
-      { runId, attempts },
-      true,
+      { details: { runId, attempts }, retryable: true },
     );
   }
 }

@@ -36,7 +36,9 @@ export function parseEnvironments(json: unknown): DeployEnvironment[] {
   const parsed = environmentsFileSchema.safeParse(json);
   if (!parsed.success) {
     throw new InfraError('deploy/environments.json is invalid', {
-      issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      details: {
+        issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      },
     });
   }
   return Object.entries(parsed.data).map(([profile, e]) => ({
@@ -65,7 +67,7 @@ export function selectEnvironment(
       selector.profile !== undefined
         ? `no profile ${selector.profile} in deploy/environments.json`
         : `project ${selector.project ?? '(none)'} is not in deploy/environments.json: add it (and run tda infra render)`,
-      { profiles: environments.map((e) => `${e.profile}=${e.project}`) },
+      { details: { profiles: environments.map((e) => `${e.profile}=${e.project}`) } },
     );
   }
   return match;

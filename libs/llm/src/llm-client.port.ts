@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@tda/contracts';
+import { TdaError, type ErrorCode } from '@tda/contracts';
 
 /**
  * The LlmClient port (DESIGN.md §1 libs/llm): one generateContent-shaped call. The Gemini adapter
@@ -99,14 +99,20 @@ export interface LlmClient {
  * e.g. an unsupported schema or model). Messages are sanitized: status and reason, never the
  * prompt, the context or the model output.
  */
-export class LlmCallError extends Error {
+export class LlmCallError extends TdaError {
+  declare readonly code: LlmCallErrorCode;
+
   constructor(
-    readonly code: Extract<ErrorCode, 'LLM_TIMEOUT' | 'LLM_UNAVAILABLE' | 'LLM_PROFILE_INVALID'>,
+    code: LlmCallErrorCode,
     message: string,
-    readonly retryable: boolean,
-    readonly details: Record<string, unknown> = {},
+    retryable: boolean,
+    details: Record<string, unknown> = {},
   ) {
-    super(message);
-    this.name = 'LlmCallError';
+    super(code, message, { retryable, details });
   }
 }
+
+export type LlmCallErrorCode = Extract<
+  ErrorCode,
+  'LLM_TIMEOUT' | 'LLM_UNAVAILABLE' | 'LLM_PROFILE_INVALID'
+>;

@@ -1,4 +1,4 @@
-import { ERROR_CODE_INFO, type ErrorCode } from '@tda/contracts';
+import { TdaError } from '@tda/contracts';
 
 /**
  * The error families of this library (besides LlmCallError, which belongs to the port). Each
@@ -8,43 +8,32 @@ import { ERROR_CODE_INFO, type ErrorCode } from '@tda/contracts';
  */
 
 /** A registry document (llm_prompts / llm_schemas) that exists but breaks its contract. */
-export class RegistryDocumentInvalidError extends Error {
-  readonly code: ErrorCode;
-  readonly retryable = false;
-
+export class RegistryDocumentInvalidError extends TdaError {
   constructor(
     readonly collection: 'prompts' | 'schemas',
     readonly docId: string,
     readonly issues: readonly { path: string; keyword: string }[],
     reason: string,
   ) {
-    super(
-      `${collection === 'prompts' ? 'llm_prompts' : 'llm_schemas'}/${docId} is invalid: ${reason}`,
-    );
-    this.name = 'RegistryDocumentInvalidError';
     // seed 002: a missing/invalid schema is LLM_PROFILE_INVALID; a broken prompt is a bad input
     // reference of the step (its promptId points to nothing usable).
-    this.code = collection === 'schemas' ? 'LLM_PROFILE_INVALID' : 'INVALID_STEP_INPUTS';
-  }
-
-  get details(): Record<string, unknown> {
-    return { collection: this.collection, docId: this.docId, issues: [...this.issues] };
+    super(
+      collection === 'schemas' ? 'LLM_PROFILE_INVALID' : 'INVALID_STEP_INPUTS',
+      `${collection === 'prompts' ? 'llm_prompts' : 'llm_schemas'}/${docId} is invalid: ${reason}`,
+      { details: { collection, docId, issues: [...issues] }, retryable: false },
+    );
   }
 }
 
 /** seed 002 pre-flight: the step's llmProfile (or the schema it names) cannot be used. */
-export class LlmProfileError extends Error {
-  readonly code = 'LLM_PROFILE_INVALID' as const;
-  readonly retryable = ERROR_CODE_INFO.LLM_PROFILE_INVALID.retryable;
-
+export class LlmProfileError extends TdaError {
   constructor(
     /** The offending profile field, e.g. `candidateCount` or `structuredOutput.schemaId`. */
     readonly field: string,
     message: string,
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
   ) {
-    super(message);
-    this.name = 'LlmProfileError';
+    super('LLM_PROFILE_INVALID', message, { details });
   }
 }
 
@@ -52,21 +41,17 @@ export class LlmProfileError extends Error {
 export type ContextArtifactKind = 'ohlcv' | 'chartsManifest' | 'previousReport' | 'chart';
 
 /** A context artifact the prompt cannot be built from (not JSON, not a PNG, ...). */
-export class ContextInputError extends Error {
-  readonly code = 'INVALID_STEP_INPUTS' as const;
-  readonly retryable = false;
-
+export class ContextInputError extends TdaError {
   constructor(
     message: string,
-    readonly details: {
+    details: {
       artifact: ContextArtifactKind;
       uri: string;
       bytes: number;
       [key: string]: unknown;
     },
   ) {
-    super(message);
-    this.name = new.target.name;
+    super('INVALID_STEP_INPUTS', message, { details, retryable: false });
   }
 }
 

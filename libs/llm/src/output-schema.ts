@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LLM_REPORT_SCHEMA_ID_PATTERN } from '@tda/contracts';
+import { LLM_REPORT_SCHEMA_ID_PATTERN, TdaError } from '@tda/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 
 /**
@@ -112,10 +112,9 @@ export interface OutputSchemaValidator {
 }
 
 /** The schema does not compile (unsupported keyword value, bad pattern, broken $ref...). */
-export class OutputSchemaCompileError extends Error {
+export class OutputSchemaCompileError extends TdaError {
   constructor(message: string) {
-    super(message);
-    this.name = 'OutputSchemaCompileError';
+    super('LLM_PROFILE_INVALID', message, { retryable: false });
   }
 }
 

@@ -1,24 +1,11 @@
-import { ERROR_CODE_INFO, type ErrorCode, type Timeframe } from '@tda/contracts';
+import { TdaError, type Timeframe } from '@tda/contracts';
 
 /**
  * Errors raised by every CandleSource. Each carries a `code` from the contracts' ErrorCode enum so
  * a step handler can turn it into a step error without knowing the adapter, and small sanitized
  * `details` (symbols, timeframes, exchange ids; never credentials or raw exchange payloads).
  */
-export class MarketDataError extends Error {
-  readonly retryable: boolean;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-    options: { retryable?: boolean; cause?: unknown } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.retryable = options.retryable ?? ERROR_CODE_INFO[code].retryable;
-  }
-}
+export class MarketDataError extends TdaError {}
 
 /** The source does not know the symbol. The message and details name what is available. */
 export class UnknownSymbolError extends MarketDataError {
@@ -30,7 +17,7 @@ export class UnknownSymbolError extends MarketDataError {
     super(
       'INVALID_STEP_INPUTS',
       `unknown symbol '${symbol}'; available: ${describeList(availableSymbols)}`,
-      { symbol, availableSymbols: [...availableSymbols], ...extra },
+      { details: { symbol, availableSymbols: [...availableSymbols], ...extra } },
     );
   }
 }
@@ -45,7 +32,7 @@ export class UnsupportedTimeframeError extends MarketDataError {
     super(
       'INVALID_STEP_INPUTS',
       `timeframe '${timeframe}' is not available for '${symbol}'; available: ${describeList(availableTimeframes)}`,
-      { symbol, timeframe, availableTimeframes: [...availableTimeframes] },
+      { details: { symbol, timeframe, availableTimeframes: [...availableTimeframes] } },
     );
   }
 }
@@ -53,7 +40,7 @@ export class UnsupportedTimeframeError extends MarketDataError {
 /** A malformed request (limit out of range, from >= to, ...). */
 export class InvalidCandleRequestError extends MarketDataError {
   constructor(message: string, details: Record<string, unknown> = {}) {
-    super('INVALID_STEP_INPUTS', message, details);
+    super('INVALID_STEP_INPUTS', message, { details });
   }
 }
 
@@ -67,7 +54,7 @@ export class MarketDataUnavailableError extends MarketDataError {
     details: Record<string, unknown> = {},
     options: { retryable?: boolean; cause?: unknown } = {},
   ) {
-    super('MARKET_DATA_UNAVAILABLE', message, details, options);
+    super('MARKET_DATA_UNAVAILABLE', message, { ...options, details });
   }
 }
 

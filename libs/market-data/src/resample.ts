@@ -1,5 +1,6 @@
 import type { Timeframe } from '@tda/contracts';
 import type { Candle, IncompleteBucketPolicy } from './candle';
+import { MarketDataError } from './market-data.errors';
 import { bucketStart, canResample, formatTimestamp, nextBucketStart } from './timeframes';
 
 /** A resampled bucket and which of its ends the source data covers. */
@@ -29,10 +30,9 @@ export interface ResampleOptions {
 }
 
 /** Source rows that cannot be resampled (unordered, misaligned): a data defect, not user input. */
-export class ResampleInputError extends Error {
+export class ResampleInputError extends MarketDataError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ResampleInputError';
+    super('MARKET_DATA_UNAVAILABLE', message, { retryable: false });
   }
 }
 

@@ -1,20 +1,11 @@
-import type { ErrorCode } from '@tda/contracts';
+import { TdaError } from '@tda/contracts';
 
-/** Base of the messaging error family; `code` is from the contracts ErrorCode enum. */
-export class MessagingError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+/** The messaging error family (TdaError: a contracts ErrorCode, retryable, details, cause). */
+export class MessagingError extends TdaError {}
 
 export class TopicNotFoundError extends MessagingError {
   constructor(readonly topic: string) {
-    super('NOT_FOUND', `topic ${topic} does not exist`);
+    super('NOT_FOUND', `topic ${topic} does not exist`, { details: { topic } });
   }
 }
 
@@ -23,7 +14,10 @@ export class SubscriptionNotFoundError extends MessagingError {
     readonly subscription: string,
     options?: { cause?: unknown },
   ) {
-    super('NOT_FOUND', `subscription ${subscription} does not exist`, options);
+    super('NOT_FOUND', `subscription ${subscription} does not exist`, {
+      ...options,
+      details: { subscription },
+    });
   }
 }
 
@@ -32,7 +26,10 @@ export class SnapshotNotFoundError extends MessagingError {
     readonly snapshot: string,
     options?: { cause?: unknown },
   ) {
-    super('NOT_FOUND', `snapshot ${snapshot} does not exist`, options);
+    super('NOT_FOUND', `snapshot ${snapshot} does not exist`, {
+      ...options,
+      details: { snapshot },
+    });
   }
 }
 
@@ -51,7 +48,7 @@ export class SnapshotAlreadyExistsError extends MessagingError {
     readonly snapshot: string,
     options?: { cause?: unknown },
   ) {
-    super('CONFLICT', `snapshot ${snapshot} already exists`, options);
+    super('CONFLICT', `snapshot ${snapshot} already exists`, { ...options, details: { snapshot } });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { StepType } from '@tda/contracts';
+import { TdaError, type StepType } from '@tda/contracts';
 import { MAX_STEP_ATTEMPTS_LIMIT, stepPolicyFor } from '@tda/flow-engine';
 
 /**
@@ -83,12 +83,9 @@ export const DEFAULT_HARNESS_POLICY: Readonly<StepHarnessPolicy> = Object.freeze
 });
 
 /** Thrown at construction for a policy that cannot work (a clear boot failure, not a hang). */
-export class HarnessConfigError extends Error {
-  readonly code = 'INVALID_REQUEST';
-
+export class HarnessConfigError extends TdaError {
   constructor(message: string) {
-    super(message);
-    this.name = 'HarnessConfigError';
+    super('INVALID_REQUEST', message);
   }
 }
 

@@ -1,34 +1,19 @@
-import type { ErrorCode } from '@tda/contracts';
+import { TdaError } from '@tda/contracts';
 
 /**
  * A transient failure of the harness's own infrastructure. Thrown out of handleStepReady so the
  * transport NACKS and Pub/Sub redelivers; never written to the step (the step is not at fault).
  */
-export class HarnessTransientError extends Error {
-  readonly retryable = true;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-    options?: { cause?: unknown },
-  ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-  }
-}
+export class HarnessTransientError extends TdaError {}
 
 /** An artifact put kept failing with a retryable error after the local retries. */
 export class ArtifactWriteRetryableError extends HarnessTransientError {
   constructor(uri: string, tries: number, cause: unknown) {
-    super(
-      'GCS_WRITE_FAILED',
-      `artifact write still failing after ${tries} tries`,
-      { uri, tries },
-      {
-        cause,
-      },
-    );
+    super('GCS_WRITE_FAILED', `artifact write still failing after ${tries} tries`, {
+      details: { uri, tries },
+      retryable: true,
+      cause,
+    });
   }
 }
 
@@ -38,6 +23,6 @@ export class ArtifactWriteRetryableError extends HarnessTransientError {
  */
 export class HarnessShutdownError extends HarnessTransientError {
   constructor() {
-    super('UPSTREAM_UNAVAILABLE', 'worker is shutting down');
+    super('UPSTREAM_UNAVAILABLE', 'worker is shutting down', { retryable: true });
   }
 }

@@ -206,7 +206,10 @@ describe('Pub/Sub push ingress (emulators)', () => {
   it('a failing handler is a decided FAILED step: 200 (acked, not redelivered)', async () => {
     handler.executeImpl = () =>
       Promise.reject(
-        new StepError('MARKET_DATA_UNAVAILABLE', 'exchange down', {}, { retryable: false }),
+        new StepError('MARKET_DATA_UNAVAILABLE', 'exchange down', {
+          details: {},
+          retryable: false,
+        }),
       );
     const { run } = await seedRun();
     const response = await post(envelope(run.runId));

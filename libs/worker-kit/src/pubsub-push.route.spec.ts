@@ -318,7 +318,7 @@ describe('POST /pubsub/push (bootstrapWorkerService, TDA_INGRESS=push)', () => {
     const w = await bootPush();
     w.handler.executeImpl = () =>
       Promise.reject(
-        new StepError('MARKET_DATA_UNAVAILABLE', 'no candles', {}, { retryable: false }),
+        new StepError('MARKET_DATA_UNAVAILABLE', 'no candles', { details: {}, retryable: false }),
       );
     const run = await w.seed('fail1');
     const response = await w.post(w.envelope(w.stepReady(run.runId)));

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ArtifactStore } from '@tda/artifacts';
-import { STEP_TYPES, validate, type StepType } from '@tda/contracts';
+import { STEP_TYPES, TdaError, validate, type StepType } from '@tda/contracts';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { Publisher } from '@tda/messaging';
 import { sanitizeForLog, type Logger } from '@tda/observability';
@@ -12,12 +12,9 @@ import { StepHarness, type DeliveryMeta } from './step-harness';
 import type { StepHandler } from './step-handler';
 
 /** A worker that cannot run as configured: thrown at boot, never at the first message. */
-export class WorkerConfigError extends Error {
-  readonly code = 'INVALID_REQUEST';
-
+export class WorkerConfigError extends TdaError {
   constructor(message: string) {
-    super(message);
-    this.name = 'WorkerConfigError';
+    super('INVALID_REQUEST', message);
   }
 }
 

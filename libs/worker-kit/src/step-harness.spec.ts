@@ -512,7 +512,7 @@ describe('StepHarness — handler failures', () => {
   it("a StepError's execution section is persisted with the failure (last try; timing stays the harness's)", async () => {
     const handler = new TestStepHandler();
     handler.executeImpl = async () => {
-      throw new StepError('LLM_UNAVAILABLE', 'model 503', undefined, {
+      throw new StepError('LLM_UNAVAILABLE', 'model 503', {
         execution: {
           llm: { attempts: { total: 1 }, calls: handler.executions },
           timing: { startedAt: '1999-01-01T00:00:00.000Z' },

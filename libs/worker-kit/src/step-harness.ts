@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '@tda/artifacts';
 import {
+  isTdaError,
   validate,
   type ErrorInfo,
   type FlowRun,
@@ -780,7 +781,12 @@ export class StepHarness {
       if (settled.kind === 'aborted') return { kind: 'aborted', reason: settled.reason, tries };
       if (settled.kind === 'ok') return { kind: 'result', result: settled.value, tries };
       const { error } = settled;
-      if (error instanceof StepError && error.retryable && tries < this.policy.handlerMaxTries) {
+      if (
+        isTdaError(error) &&
+        error.retryable &&
+        !(error instanceof StepError && error.final) &&
+        tries < this.policy.handlerMaxTries
+      ) {
         const delayMs = exponentialDelayMs(
           tries,
           this.policy.handlerRetryBaseDelayMs,
@@ -810,7 +816,7 @@ export class StepHarness {
    * the error class name only: a raw message may embed inputs or model output (DESIGN.md §6).
    */
   private toStepErrorInfo(error: unknown, tries: number): ErrorInfo {
-    if (error instanceof StepError) {
+    if (isTdaError(error)) {
       const info = error.toErrorInfo();
       if (tries > 1) info.details = { ...info.details, tries };
       return info;
@@ -1055,7 +1061,7 @@ export class StepHarness {
         {
           ...fields,
           errorCode: final.error?.code,
-          ...(final.cause === undefined || final.cause instanceof StepError
+          ...(final.cause === undefined || isTdaError(final.cause)
             ? {}
             : { error: describeError(final.cause) }),
         },

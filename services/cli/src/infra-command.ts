@@ -64,7 +64,9 @@ export function resolveEnvironment(
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new InfraError(`cannot read ${file} as JSON`, { file }, 'INVALID_REQUEST', {
+    throw new InfraError(`cannot read ${file} as JSON`, {
+      details: { file },
+      code: 'INVALID_REQUEST',
       cause: error,
     });
   }

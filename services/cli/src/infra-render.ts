@@ -28,7 +28,7 @@ export function runInfraRender(
     if (diffs.length > 0) {
       throw new InfraError(
         `generated deploy files are out of date (${diffs.map((d) => `${d.path}: ${d.problem}`).join(', ')}); run npx tda infra render`,
-        { diffs },
+        { details: { diffs } },
       );
     }
     io.print(['deploy files are up to date']);

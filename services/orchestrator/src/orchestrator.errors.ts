@@ -1,29 +1,26 @@
-import { ERROR_CODE_INFO, type ErrorCode } from '@tda/contracts';
+import { TdaError, type ErrorCode } from '@tda/contracts';
 
 /**
- * Errors the orchestrator raises itself (the flow-engine and flow-store families cover the
- * rest). Each carries a contract `code`, so the exception filter derives the HTTP status from
- * ERROR_CODE_INFO and never has to guess.
+ * Errors the orchestrator raises itself (TdaError; the flow-engine and flow-store families cover
+ * the rest). Each fixes its contract `code`, so the exception filter derives the HTTP status from
+ * ERROR_CODE_INFO and never has to guess. The constructor is (message, details).
  */
-export abstract class OrchestratorError extends Error {
-  abstract readonly code: ErrorCode;
-
-  constructor(
+export abstract class OrchestratorError extends TdaError {
+  protected constructor(
+    code: ErrorCode,
     message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
+    details: Readonly<Record<string, unknown>> = {},
+    retryable?: boolean,
   ) {
-    super(message);
-    this.name = new.target.name;
-  }
-
-  get retryable(): boolean {
-    return ERROR_CODE_INFO[this.code].retryable;
+    super(code, message, { details, ...(retryable === undefined ? {} : { retryable }) });
   }
 }
 
 /** Missing or wrong bearer token. */
 export class UnauthenticatedError extends OrchestratorError {
-  readonly code = 'UNAUTHENTICATED' as const;
+  constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
+    super('UNAUTHENTICATED', message, details);
+  }
 }
 
 /**
@@ -31,7 +28,9 @@ export class UnauthenticatedError extends OrchestratorError {
  * idempotency key reused for a different request.
  */
 export class RunConflictError extends OrchestratorError {
-  readonly code = 'CONFLICT' as const;
+  constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
+    super('CONFLICT', message, details);
+  }
 }
 
 /**
@@ -39,14 +38,13 @@ export class RunConflictError extends OrchestratorError {
  * PENDING + RUNNING): 429, nothing created. Retryable: it succeeds once the owner's runs end.
  */
 export class QuotaExceededError extends OrchestratorError {
-  readonly code = 'QUOTA_EXCEEDED' as const;
-
   constructor(
     readonly ownerId: string,
     readonly active: number,
     readonly limit: number,
   ) {
     super(
+      'QUOTA_EXCEEDED',
       `owner '${ownerId}' already has ${active} active runs (PENDING or RUNNING); TDA_MAX_ACTIVE_RUNS_PER_OWNER allows ${limit}. Wait for a run to finish or cancel one.`,
       { ownerId, active, limit },
     );
@@ -58,17 +56,19 @@ export class QuotaExceededError extends OrchestratorError {
  * nacks (step events) or leaves it to the reconciler, which republishes READY steps.
  */
 export class StepDispatchError extends OrchestratorError {
-  readonly code = 'UPSTREAM_UNAVAILABLE' as const;
-
   constructor(
     readonly runId: string,
     readonly failedStepIds: readonly string[],
     readonly causes: readonly unknown[],
   ) {
-    super(`run '${runId}': could not publish step-ready for ${failedStepIds.join(', ')}`, {
-      runId,
-      failedStepIds: [...failedStepIds],
-    });
+    super(
+      'UPSTREAM_UNAVAILABLE',
+      `run '${runId}': could not publish step-ready for ${failedStepIds.join(', ')}`,
+      {
+        runId,
+        failedStepIds: [...failedStepIds],
+      },
+    );
   }
 }
 
@@ -78,7 +78,9 @@ export class StepDispatchError extends OrchestratorError {
  * A conflict with the state of the run, not a missing resource: the step exists.
  */
 export class ArtifactNotAvailableError extends OrchestratorError {
-  readonly code = 'CONFLICT' as const;
+  constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
+    super('CONFLICT', message, details);
+  }
 }
 
 /** Why a recorded artifact cannot be served (ArtifactUnavailableError `details.reason`). */
@@ -92,17 +94,11 @@ export type ArtifactUnavailableReason =
  * `read_failed` is retryable; the others stay the same on a retry.
  */
 export class ArtifactUnavailableError extends OrchestratorError {
-  readonly code = 'UPSTREAM_UNAVAILABLE' as const;
-
   constructor(
     message: string,
     readonly reason: ArtifactUnavailableReason,
     details: Readonly<Record<string, unknown>>,
   ) {
-    super(message, { ...details, reason });
-  }
-
-  override get retryable(): boolean {
-    return this.reason === 'read_failed';
+    super('UPSTREAM_UNAVAILABLE', message, { ...details, reason }, reason === 'read_failed');
   }
 }

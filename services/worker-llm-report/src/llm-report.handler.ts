@@ -288,7 +288,8 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
       provider: this.client.provider,
     });
     if (!profile.ok) {
-      throw new StepError('LLM_PROFILE_INVALID', profile.error.message, profile.error.details, {
+      throw new StepError('LLM_PROFILE_INVALID', profile.error.message, {
+        details: profile.error.details,
         retryable: false,
       });
     }
@@ -337,7 +338,8 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
     if (!result.ok) {
       // The pipeline's error is already sanitized (codes, sizes, hashes, schema-side messages);
       // the partial metadata goes to outputs.execution.llm of the FAILED step (seed 002).
-      throw new StepError(result.error.code, result.error.message, result.error.details, {
+      throw new StepError(result.error.code, result.error.message, {
+        details: result.error.details,
         retryable: result.error.retryable,
         execution: { llm: failedLlmExecution(identity, result) },
       });
@@ -367,8 +369,10 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
           .slice(0, 5)
           .map((i) => i.path || '/')
           .join(', ')}`,
-        { issues: checked.issues.slice(0, 5).map((i) => ({ path: i.path })) },
-        { execution: { llm } },
+        {
+          details: { issues: checked.issues.slice(0, 5).map((i) => ({ path: i.path })) },
+          execution: { llm },
+        },
       );
     }
     const uri = context.artifactUri('.json');
@@ -469,7 +473,10 @@ export class LlmReportHandler implements StepHandler<LlmReportInputs> {
       prompt = await this.registry.getPrompt(promptId);
     } catch (error) {
       if (error instanceof RegistryDocumentInvalidError) {
-        throw new StepError(error.code, error.message, error.details, { retryable: false });
+        throw new StepError(error.code, error.message, {
+          details: error.details,
+          retryable: false,
+        });
       }
       throw error; // registry unavailable: the harness decides
     }

@@ -163,8 +163,7 @@ export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
       throw new StepError(
         'INTERNAL_ERROR',
         'the OHLCV artifact does not satisfy ohlcv_export.schema.json',
-        { stepId, issues: checked.issues.slice(0, 10) },
-        { retryable: false },
+        { details: { stepId, issues: checked.issues.slice(0, 10) }, retryable: false },
       );
     }
     const uri = context.artifactUri('.json');
@@ -225,22 +224,17 @@ export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
       if (error.code === 'INVALID_STEP_INPUTS') {
         throw new StepInputError(error.message, { ...error.details });
       }
-      throw new StepError(
-        error.code,
-        error.message,
-        { ...error.details },
-        {
-          retryable: error.retryable,
-          cause: error,
-        },
-      );
+      throw new StepError(error.code, error.message, {
+        details: { ...error.details },
+        retryable: error.retryable,
+        cause: error,
+      });
     }
     if (series.candles.length === 0) {
       throw new StepError(
         'MARKET_DATA_UNAVAILABLE',
         `no ${timeframe} candles for ${symbol} from ${describeSource(series.source)}`,
-        { symbol, timeframe, source: series.source },
-        { retryable: false },
+        { details: { symbol, timeframe, source: series.source }, retryable: false },
       );
     }
     const problems = findCandleProblems(series.candles);
@@ -248,8 +242,15 @@ export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
       throw new StepError(
         'MARKET_DATA_UNAVAILABLE',
         `${describeSource(series.source)} returned inconsistent candles for ${symbol} ${timeframe}`,
-        { symbol, timeframe, problems: problems.slice(0, 5), problemCount: problems.length },
-        { retryable: false },
+        {
+          details: {
+            symbol,
+            timeframe,
+            problems: problems.slice(0, 5),
+            problemCount: problems.length,
+          },
+          retryable: false,
+        },
       );
     }
     return series;
@@ -267,7 +268,10 @@ function buildArtifact(
   const [first] = candles;
   const last = series.candles[series.candles.length - 1];
   if (first === undefined || last === undefined) {
-    throw new StepError('INTERNAL_ERROR', 'no candles to export', { stepId }, { retryable: false });
+    throw new StepError('INTERNAL_ERROR', 'no candles to export', {
+      details: { stepId },
+      retryable: false,
+    });
   }
   return {
     schemaVersion: OHLCV_EXPORT_SCHEMA_VERSION,

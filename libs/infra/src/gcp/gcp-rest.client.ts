@@ -33,11 +33,10 @@ export class GcpApiError extends InfraError {
     readonly request: Pick<GcpRestRequest, 'method' | 'url'>,
     apiMessage: string,
   ) {
-    super(
-      `${request.method} ${request.url} failed with HTTP ${status}: ${apiMessage}`,
-      { status, method: request.method, url: request.url },
-      status === 403 || status === 401 ? 'UNAUTHENTICATED' : 'UPSTREAM_UNAVAILABLE',
-    );
+    super(`${request.method} ${request.url} failed with HTTP ${status}: ${apiMessage}`, {
+      details: { status, method: request.method, url: request.url },
+      code: status === 403 || status === 401 ? 'UNAUTHENTICATED' : 'UPSTREAM_UNAVAILABLE',
+    });
   }
 }
 

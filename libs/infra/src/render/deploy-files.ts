@@ -70,7 +70,9 @@ export function readDeployEnvironments(repoRoot: string): DeployEnvironment[] {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new InfraError(`cannot read ${ENVIRONMENTS_FILE}`, { path }, 'INVALID_REQUEST', {
+    throw new InfraError(`cannot read ${ENVIRONMENTS_FILE}`, {
+      details: { path },
+      code: 'INVALID_REQUEST',
       cause: error,
     });
   }

@@ -1,14 +1,17 @@
 import type { Candle } from '../candle';
+import { MarketDataError } from '../market-data.errors';
 
 /** A bundled CSV file that does not parse: a packaging defect, reported with file and line. */
-export class CandleCsvError extends Error {
+export class CandleCsvError extends MarketDataError {
   constructor(
     readonly file: string,
     readonly line: number,
     reason: string,
   ) {
-    super(`${file}:${line}: ${reason}`);
-    this.name = 'CandleCsvError';
+    super('MARKET_DATA_UNAVAILABLE', `${file}:${line}: ${reason}`, {
+      details: { file, line },
+      retryable: false,
+    });
   }
 }
 

@@ -2,6 +2,7 @@ import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowRun } from '@tda/contracts';
 import type { RunPatch } from '@tda/flow-engine';
 import {
+  FlowStoreError,
   VersionConflictError,
   type FlowRunStore,
   type RunListPage,
@@ -11,12 +12,9 @@ import {
 import type { ChaosController } from './chaos-controller';
 
 /** The store error a finalize gets when the chaos suite drops its write. */
-export class InjectedStoreError extends Error {
-  readonly code = 'UPSTREAM_UNAVAILABLE';
-
+export class InjectedStoreError extends FlowStoreError {
   constructor(message: string) {
-    super(message);
-    this.name = 'InjectedStoreError';
+    super('UPSTREAM_UNAVAILABLE', message);
   }
 }
 

@@ -5,12 +5,10 @@ import {
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
-import { ERROR_CODE_INFO, type ApiError, type ErrorCode } from '@tda/contracts';
-import { FlowEngineError } from '@tda/flow-engine';
-import { FlowStoreError, InvalidRunPatchError } from '@tda/flow-store';
+import { ERROR_CODE_INFO, isTdaError, type ApiError, type ErrorCode } from '@tda/contracts';
+import { InvalidRunPatchError } from '@tda/flow-store';
 import { currentLogContext, describeError, logEvent } from '@tda/observability';
 import { throwError, type Observable } from 'rxjs';
-import { OrchestratorError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import type { HttpRequest, HttpResponse } from './http-types';
 
@@ -66,21 +64,19 @@ function isExposedClientError(
   );
 }
 
-/** Error families -> {code, message, details}. Unknown errors become a generic INTERNAL_ERROR. */
+/**
+ * Any TdaError -> {code, message, details}; INTERNAL_ERROR and unknown errors become a generic
+ * INTERNAL_ERROR (logged, never echoed).
+ */
 export function mapError(error: unknown, request?: Pick<HttpRequest, 'method' | 'path'>): Mapped {
-  if (error instanceof OrchestratorError || error instanceof FlowEngineError) {
-    return {
-      code: error.code,
-      message: error.message,
-      details: error.details,
-      retryable: error.retryable,
-    };
+  // A patch the store refused is our bug, not the caller's: never answer it with a 400.
+  if (
+    error instanceof InvalidRunPatchError ||
+    (isTdaError(error) && error.code === 'INTERNAL_ERROR')
+  ) {
+    return { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL, unexpected: true };
   }
-  if (error instanceof FlowStoreError) {
-    // A patch the store refused is our bug, not the caller's: never answer it with a 400.
-    if (error instanceof InvalidRunPatchError) {
-      return { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL, unexpected: true };
-    }
+  if (isTdaError(error)) {
     return {
       code: error.code,
       message: error.message,

@@ -22,16 +22,14 @@ export async function getProjectNumber(client: GcpRestClient, project: string): 
   if (response.status === 404 || typeof number !== 'string' || !/^[0-9]+$/.test(number)) {
     throw new InfraError(
       `project ${project} was not found (or has no project number): check deploy/environments.json and gcloud auth`,
-      { project, status: response.status },
-      'NOT_FOUND',
+      { details: { project, status: response.status }, code: 'NOT_FOUND' },
     );
   }
   if (response.data.lifecycleState !== undefined && response.data.lifecycleState !== 'ACTIVE') {
-    throw new InfraError(
-      `project ${project} is ${response.data.lifecycleState}, not ACTIVE`,
-      { project, lifecycleState: response.data.lifecycleState },
-      'INVALID_REQUEST',
-    );
+    throw new InfraError(`project ${project} is ${response.data.lifecycleState}, not ACTIVE`, {
+      details: { project, lifecycleState: response.data.lifecycleState },
+      code: 'INVALID_REQUEST',
+    });
   }
   return number;
 }

@@ -31,7 +31,9 @@ export async function lookupRunServiceUrl(
   const uri = response.data.uri;
   // A Service exists with a URL from its creation on; none would be an API change.
   if (typeof uri !== 'string' || !uri.startsWith('https://')) {
-    throw new InfraError(`Cloud Run service ${name} has no https uri`, { service: name });
+    throw new InfraError(`Cloud Run service ${name} has no https uri`, {
+      details: { service: name },
+    });
   }
   return uri.replace(/\/+$/, '');
 }

@@ -55,7 +55,9 @@ export function parseFirestoreIndexes(
   const parsed = firestoreIndexFileSchema.safeParse(json);
   if (!parsed.success) {
     throw new InfraError(`${source} is invalid`, {
-      issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      details: {
+        issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+      },
     });
   }
   return parsed.data;
@@ -67,14 +69,11 @@ export function loadFirestoreAssets(dir: string): FirestoreAssets {
     try {
       return readFileSync(join(dir, name), 'utf8');
     } catch (error) {
-      throw new InfraError(
-        `cannot read ${join(dir, name)}`,
-        { file: join(dir, name) },
-        'NOT_FOUND',
-        {
-          cause: error,
-        },
-      );
+      throw new InfraError(`cannot read ${join(dir, name)}`, {
+        details: { file: join(dir, name) },
+        code: 'NOT_FOUND',
+        cause: error,
+      });
     }
   };
   const indexesText = read(FIRESTORE_INDEXES_FILE);
@@ -82,14 +81,11 @@ export function loadFirestoreAssets(dir: string): FirestoreAssets {
   try {
     json = JSON.parse(indexesText);
   } catch (error) {
-    throw new InfraError(
-      `${join(dir, FIRESTORE_INDEXES_FILE)} is not JSON`,
-      {},
-      'INVALID_REQUEST',
-      {
-        cause: error,
-      },
-    );
+    throw new InfraError(`${join(dir, FIRESTORE_INDEXES_FILE)} is not JSON`, {
+      details: {},
+      code: 'INVALID_REQUEST',
+      cause: error,
+    });
   }
   const rules = read(FIRESTORE_RULES_FILE);
   if (!/^rules_version\s*=\s*'2';/m.test(rules)) {

@@ -46,8 +46,10 @@ export async function waitForOperation(
     if (current.done === true) {
       if (current.error !== undefined) {
         throw new InfraError(`${what} failed: ${current.error.message ?? 'no message'}`, {
-          operation: current.name,
-          code: current.error.code,
+          details: {
+            operation: current.name,
+            code: current.error.code,
+          },
         });
       }
       return;
@@ -57,7 +59,9 @@ export async function waitForOperation(
     }
     if (Date.now() > deadline) {
       throw new InfraError(`${what} did not finish in time; run infra apply again later`, {
-        operation: current.name,
+        details: {
+          operation: current.name,
+        },
       });
     }
     await sleep(tuning.pollMs ?? 2_000);
@@ -102,7 +106,7 @@ export async function applyFirestoreDatabase(
     if (current.data.type !== undefined && current.data.type !== 'FIRESTORE_NATIVE') {
       throw new InfraError(
         `${name} is in ${current.data.type}; TDA needs Firestore native mode (the mode of a database cannot be changed: use another project)`,
-        { database: name, type: current.data.type },
+        { details: { database: name, type: current.data.type } },
       );
     }
     const location = current.data.locationId;
