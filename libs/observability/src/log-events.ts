@@ -15,10 +15,6 @@ export const LOG_EVENTS = [
   'transport_started',
   'transport_draining',
   'transport_stopped',
-  // event ingestion (CloudEvents / Eventarc, seed 002)
-  'cloud_event_received',
-  'cloud_event_ignored',
-  'cloud_event_noop',
   // Pub/Sub push ingress (worker-kit POST /pubsub/push)
   'pubsub_push_unauthenticated',
   'pubsub_push_rejected',

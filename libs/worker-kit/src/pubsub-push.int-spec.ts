@@ -1,3 +1,4 @@
+import { OidcTestIssuer } from '@tda/service-runtime/testing';
 import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,13 +14,7 @@ import { z } from 'zod';
 import { encodePushEnvelope } from './pubsub-push.envelope';
 import { PUBSUB_PUSH_PATH } from './pubsub-push.route';
 import { StepError } from './step-errors';
-import {
-  CountingFlowRunStore,
-  jsonResult,
-  OidcTestIssuer,
-  TestStepHandler,
-  type TestExecute,
-} from './testing';
+import { CountingFlowRunStore, jsonResult, TestStepHandler, type TestExecute } from './testing';
 import { refineWorkerIngress } from './worker-ingress';
 import {
   bootstrapWorkerService,

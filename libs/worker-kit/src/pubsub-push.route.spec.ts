@@ -1,3 +1,4 @@
+import { OidcTestIssuer } from '@tda/service-runtime/testing';
 import 'reflect-metadata';
 import { createBackends, type Backends } from '@tda/backends';
 import { ConfigError, loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
@@ -10,15 +11,9 @@ import { z } from 'zod';
 import { PUBSUB_PUSH_PATH, pubSubPushRoute } from './pubsub-push.route';
 import { encodePushEnvelope } from './pubsub-push.envelope';
 import { PushSubscriptionBroker } from './pubsub-push.subscriber';
-import { startHealthServer } from './health.server';
+import { startHealthServer } from '@tda/service-runtime';
 import { StepError } from './step-errors';
-import {
-  CountingFlowRunStore,
-  jsonResult,
-  memoryWorkerEnv,
-  OidcTestIssuer,
-  TestStepHandler,
-} from './testing';
+import { CountingFlowRunStore, jsonResult, memoryWorkerEnv, TestStepHandler } from './testing';
 import { refineWorkerIngress } from './worker-ingress';
 import { bootstrapWorkerService, workerServiceEnv } from './worker-service';
 

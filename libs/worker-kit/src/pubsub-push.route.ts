@@ -1,7 +1,11 @@
 import { describeError, logEvent, withLogContext, type Logger } from '@tda/observability';
-import type { HttpHeaders } from './cloud-event';
-import type { HttpRoute, HttpRouteResponse } from './health.server';
-import type { PushTokenCheck, PushTokenVerifier } from './oidc-push.verifier';
+import type {
+  HttpHeaders,
+  HttpRoute,
+  HttpRouteResponse,
+  IdTokenCheck,
+  IdTokenVerifier,
+} from '@tda/service-runtime';
 import { parsePushEnvelope } from './pubsub-push.envelope';
 import type { PushSubscriptionBroker } from './pubsub-push.subscriber';
 
@@ -13,7 +17,7 @@ export interface PubSubPushRouteOptions {
   subscriber: Pick<PushSubscriptionBroker, 'deliver'>;
   /** The subscription the transport consumes: stepReadySubscription(stepType, prefix). */
   subscription: string;
-  verifier: PushTokenVerifier;
+  verifier: IdTokenVerifier;
   logger: Logger;
 }
 
@@ -41,7 +45,7 @@ function error(
  * transport and harness as a pulled one. Status codes (Pub/Sub acks 102/200/201/202/204 only;
  * everything else is redelivered with the subscription's backoff, then dead-lettered after
  * maxDeliveryAttempts when a dead-letter topic is set):
- * - 401 UNAUTHENTICATED: missing or refused OIDC token (every refusal, see PushTokenRejection);
+ * - 401 UNAUTHENTICATED: missing or refused OIDC token (every refusal, see IdTokenRejection);
  *   nothing parsed, no harness call, no store access.
  * - 400 INVALID_REQUEST: not a push envelope, or a message the transport/harness refuses as
  *   invalid (messageType, JSON, step-ready contract, unsafe stepId, foreign step type); no store
@@ -58,7 +62,7 @@ export function pubSubPushRoute(options: PubSubPushRouteOptions): HttpRoute {
     method: 'POST',
     path: PUBSUB_PUSH_PATH,
     async handle({ headers, body }): Promise<HttpRouteResponse> {
-      let check: PushTokenCheck;
+      let check: IdTokenCheck;
       try {
         check = await options.verifier.verify(header(headers, 'authorization'));
       } catch (cause) {

@@ -9,12 +9,15 @@ import {
   type Logger,
   type TdaMetrics,
 } from '@tda/observability';
+import {
+  GoogleIdTokenVerifier,
+  startHealthServer,
+  type HealthServer,
+  type HttpRoute,
+  type IdTokenVerifier,
+} from '@tda/service-runtime';
 import { z } from 'zod';
-import { CloudEventIngress } from './cloud-event.ingress';
-import { cloudEventRoute } from './cloud-event.route';
 import type { StepHarnessPolicy } from './harness-policy';
-import { startHealthServer, type HealthServer, type HttpRoute } from './health.server';
-import { GoogleOidcPushVerifier, type PushTokenVerifier } from './oidc-push.verifier';
 import { PUBSUB_PUSH_PATH, pubSubPushRoute } from './pubsub-push.route';
 import { PushSubscriptionBroker } from './pubsub-push.subscriber';
 import { StepHarnessRegistry } from './step-harness.registry';
@@ -102,15 +105,10 @@ export interface BootstrapWorkerServiceOptions<
   /** How the adapters are built; default @tda/backends createBackends (tests count closes). */
   createBackends?: (config: C) => Promise<Backends>;
   /**
-   * Also serve POST /cloudevents on PORT: Firestore CloudEvents (Eventarc) on `flow_runs/{runId}`
-   * run the same harness as step-ready messages (seed 002 ingress). Default false.
-   */
-  cloudEvents?: boolean;
-  /**
-   * TDA_INGRESS=push: how POST /pubsub/push authenticates. Default a GoogleOidcPushVerifier for
+   * TDA_INGRESS=push: how POST /pubsub/push authenticates. Default a GoogleIdTokenVerifier for
    * TDA_PUSH_AUDIENCE / TDA_PUSH_SERVICE_ACCOUNT on Google's keys; tests pass one on local keys.
    */
-  pushVerifier?: PushTokenVerifier;
+  pushVerifier?: IdTokenVerifier;
 }
 
 export interface WorkerServiceHandle<
@@ -186,7 +184,7 @@ export async function bootstrapWorkerService<
             subscriber: new PushSubscriptionBroker(backends.broker),
             verifier:
               options.pushVerifier ??
-              new GoogleOidcPushVerifier({
+              new GoogleIdTokenVerifier({
                 audience: ingress.audience,
                 serviceAccountEmail: ingress.serviceAccountEmail,
               }),
@@ -222,11 +220,6 @@ export async function bootstrapWorkerService<
         }),
       );
     }
-    if (options.cloudEvents === true) {
-      routes.push(
-        cloudEventRoute(new CloudEventIngress({ harness, store: backends.store, logger }), logger),
-      );
-    }
     health = await startHealthServer({ port: config.PORT, metrics, routes });
   } catch (error) {
     await closeAll(undo).catch((cleanupError: unknown) => {
@@ -238,10 +231,7 @@ export async function bootstrapWorkerService<
     port: health.port,
     backend: backends.describe(),
     stepType: handler.stepType,
-    ingress: [
-      ingress.mode === 'push' ? 'pubsub-push' : 'pubsub-pull',
-      ...(options.cloudEvents === true ? ['cloudevents'] : []),
-    ],
+    ingress: [ingress.mode === 'push' ? 'pubsub-push' : 'pubsub-pull'],
     ...(ingress.mode === 'push'
       ? {
           push: {

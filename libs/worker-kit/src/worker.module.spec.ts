@@ -15,7 +15,7 @@ import {
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHealthServer } from './health.server';
+import { startHealthServer } from '@tda/service-runtime';
 import { WorkerConfigError } from './step-harness.registry';
 import { CountingFlowRunStore, TestStepHandler, untilAborted } from './testing';
 import { createWorkerMicroservice } from './worker-microservice.factory';

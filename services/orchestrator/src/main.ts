@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import { createBackends } from '@tda/backends';
 import { createLogger, logEvent } from '@tda/observability';
-import { runWorkerMain } from '@tda/worker-kit';
+import { runServiceMain } from '@tda/service-runtime';
 import { loadOrchestratorConfig, ORCHESTRATOR_SERVICE } from './config';
 import { createOrchestratorApp } from './orchestrator.app';
 
 /**
  * Standalone boot: `TDA_API_TOKEN=... node -r @swc-node/register services/orchestrator/src/main.ts`.
  * The same main-process rules as every service (config_invalid / service_failed on a bad boot,
- * one close on SIGTERM or SIGINT), from worker-kit's runWorkerMain.
+ * one close on SIGTERM or SIGINT), from worker-kit's runServiceMain.
  */
-void runWorkerMain({
+void runServiceMain({
   service: ORCHESTRATOR_SERVICE,
   boot: async () => {
     const config = loadOrchestratorConfig();

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { flowCatalogue } from '@tda/flow-engine';
 import { createMetrics } from '@tda/observability';
-import { GoogleOidcPushVerifier, type PushTokenVerifier } from '@tda/worker-kit';
+import { GoogleIdTokenVerifier, type IdTokenVerifier } from '@tda/service-runtime';
 import { ORCHESTRATOR_SERVICE, type OrchestratorConfig } from './config';
 import { RunAdvancer } from './dispatch/run-advancer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
@@ -34,11 +34,11 @@ import { StepEventsHandler } from './step-events/step-events.handler';
  * Takes built adapters (forRoot) so the same module runs standalone (main.ts), inside the local
  * launcher and in tests with in-memory adapters.
  */
-function adminOidcVerifierFor(config: OrchestratorConfig): PushTokenVerifier | undefined {
+function adminOidcVerifierFor(config: OrchestratorConfig): IdTokenVerifier | undefined {
   const audience = config.TDA_ADMIN_OIDC_AUDIENCE;
   const serviceAccountEmail = config.TDA_ADMIN_OIDC_SERVICE_ACCOUNT;
   if (audience === undefined || serviceAccountEmail === undefined) return undefined;
-  return new GoogleOidcPushVerifier({ audience, serviceAccountEmail });
+  return new GoogleIdTokenVerifier({ audience, serviceAccountEmail });
 }
 
 @Module({})

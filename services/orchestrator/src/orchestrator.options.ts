@@ -3,7 +3,7 @@ import type { FlowCatalogue } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { Logger, TdaMetrics } from '@tda/observability';
-import type { PushTokenVerifier } from '@tda/worker-kit';
+import type { IdTokenVerifier } from '@tda/service-runtime';
 import type { OrchestratorConfig } from './config';
 
 /**
@@ -37,7 +37,7 @@ export interface OrchestratorModuleOptions {
    * certificates when the config sets them, else none (only TDA_API_TOKEN is accepted). Tests
    * pass a verifier over a local key.
    */
-  adminOidcVerifier?: PushTokenVerifier;
+  adminOidcVerifier?: IdTokenVerifier;
 }
 
 /** The resolved options every provider injects (defaults filled in). */
@@ -51,7 +51,7 @@ export interface OrchestratorContext {
   config: OrchestratorConfig;
   catalogue: FlowCatalogue;
   metrics: TdaMetrics;
-  adminOidcVerifier: PushTokenVerifier | undefined;
+  adminOidcVerifier: IdTokenVerifier | undefined;
 }
 
 export const ORCHESTRATOR_CONTEXT = Symbol.for('tda.orchestrator.context');

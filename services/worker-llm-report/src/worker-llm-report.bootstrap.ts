@@ -41,8 +41,6 @@ export async function bootstrapLlmReportWorker(
       config,
       logger,
       policy: llmReportHarnessPolicy(config),
-      // seed 002: Firestore document events (Eventarc) are an ingress beside step-ready messages.
-      cloudEvents: true,
       createHandler: (c) => createLlmReportHandler(c, { registry, client, logger }),
       // No secrets: the provider name, never the key.
       startedFields: (c) => ({

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { runWorkerMain } from '@tda/worker-kit';
+import { runServiceMain } from '@tda/service-runtime';
 import { OHLCV_EXPORT_SERVICE } from './config';
 import { bootstrapOhlcvExportWorker } from './worker-ohlcv-export.bootstrap';
 
@@ -7,4 +7,4 @@ import { bootstrapOhlcvExportWorker } from './worker-ohlcv-export.bootstrap';
  * Standalone boot:
  * `SWC_NODE_PROJECT=tsconfig.runtime.json node -r @swc-node/register services/worker-ohlcv-export/src/main.ts`
  */
-void runWorkerMain({ service: OHLCV_EXPORT_SERVICE, boot: () => bootstrapOhlcvExportWorker() });
+void runServiceMain({ service: OHLCV_EXPORT_SERVICE, boot: () => bootstrapOhlcvExportWorker() });

@@ -9,7 +9,8 @@ import {
   loadLlmReportConfig,
 } from '@tda/service-worker-llm-report';
 import { createBackends } from '@tda/backends';
-import { bootstrapWorkerService, runWorkerMain } from '@tda/worker-kit';
+import { runServiceMain } from '@tda/service-runtime';
+import { bootstrapWorkerService } from '@tda/worker-kit';
 import { z } from 'zod';
 import { FinalizeHoldingStore } from './chaos-store';
 import { countingHandler, type ExecutionRecord } from './counting-handler';
@@ -130,4 +131,4 @@ async function boot(): Promise<{
   }
 }
 
-void runWorkerMain({ service: LLM_REPORT_SERVICE, boot });
+void runServiceMain({ service: LLM_REPORT_SERVICE, boot });

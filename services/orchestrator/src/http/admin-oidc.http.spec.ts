@@ -1,4 +1,4 @@
-import { OidcTestIssuer } from '@tda/worker-kit/testing';
+import { OidcTestIssuer } from '@tda/service-runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrchestratorConfig } from '../config';
 import {

@@ -10,7 +10,7 @@ import { Reflector } from '@nestjs/core';
 import { UnauthenticatedError } from '../orchestrator.errors';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
 import { headerValue, type HttpRequest } from './http-types';
-import type { PushTokenVerifier } from '@tda/worker-kit';
+import type { IdTokenVerifier } from '@tda/service-runtime';
 
 const PUBLIC_ROUTE = 'tda:public-route';
 
@@ -37,7 +37,7 @@ export function tokensEqual(presented: string, expected: string): boolean {
 @Injectable()
 export class BearerTokenGuard implements CanActivate {
   private readonly expected: string;
-  private readonly oidc: PushTokenVerifier | undefined;
+  private readonly oidc: IdTokenVerifier | undefined;
 
   constructor(
     private readonly reflector: Reflector,

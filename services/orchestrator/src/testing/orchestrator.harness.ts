@@ -15,7 +15,7 @@ import {
   type SubscriptionHandle,
 } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
-import type { PushTokenVerifier } from '@tda/worker-kit';
+import type { IdTokenVerifier } from '@tda/service-runtime';
 import { loadOrchestratorConfig, type OrchestratorConfig } from '../config';
 import { createOrchestratorApp } from '../orchestrator.app';
 import { Reconciler } from '../reconcile/reconciler.service';
@@ -75,7 +75,7 @@ export interface StartOptions {
   /** Default true: listen on a free port. */
   listen?: boolean;
   /** Accept Google ID tokens of one principal too (tests sign them with OidcTestIssuer). */
-  adminOidcVerifier?: PushTokenVerifier;
+  adminOidcVerifier?: IdTokenVerifier;
 }
 
 /** A broker with the production topology at 1/100 of its durations (backoff 100 ms...). */

@@ -1,6 +1,6 @@
 import { OAuth2Client } from 'google-auth-library';
 import { describe, expect, it, vi } from 'vitest';
-import { bearerToken, GoogleOidcPushVerifier } from './oidc-push.verifier';
+import { bearerToken, GoogleIdTokenVerifier } from './id-token.verifier';
 import { OidcTestIssuer } from './testing';
 
 const issuer = new OidcTestIssuer({
@@ -34,7 +34,7 @@ describe('bearerToken', () => {
   });
 });
 
-describe('GoogleOidcPushVerifier', () => {
+describe('GoogleIdTokenVerifier', () => {
   it('accepts a push token of the configured service account for the configured audience', async () => {
     await expect(verifier.verify(issuer.authorization())).resolves.toEqual({
       ok: true,
@@ -156,7 +156,7 @@ describe('GoogleOidcPushVerifier', () => {
   });
 
   it('throws (retry later) when the signing keys cannot be fetched, without reading the token', async () => {
-    const unreachable = new GoogleOidcPushVerifier({
+    const unreachable = new GoogleIdTokenVerifier({
       audience: issuer.audience,
       serviceAccountEmail: issuer.serviceAccountEmail,
       keys: () => Promise.reject(new Error('Failed to retrieve verification certificates')),
@@ -180,7 +180,7 @@ describe('GoogleOidcPushVerifier', () => {
       .mockImplementation(() =>
         Promise.resolve({ certs: issuer.keys(), format: 'PEM' } as unknown as CertsResponse),
       );
-    const google = new GoogleOidcPushVerifier({
+    const google = new GoogleIdTokenVerifier({
       audience: issuer.audience,
       serviceAccountEmail: issuer.serviceAccountEmail,
       client,

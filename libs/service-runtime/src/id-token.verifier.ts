@@ -7,7 +7,7 @@ export const GOOGLE_OIDC_ISSUERS: readonly string[] = [
 ];
 
 /** Why a push request's token was refused (logged; the token itself never is). */
-export type PushTokenRejection =
+export type IdTokenRejection =
   | 'missing_token'
   | 'malformed_token'
   | 'unknown_key'
@@ -21,24 +21,24 @@ export type PushTokenRejection =
   | 'email_not_verified'
   | 'invalid_token';
 
-export type PushTokenCheck =
+export type IdTokenCheck =
   | { ok: true; email: string }
   /** `email` only once the signature, issuer and audience were verified (who tried). */
-  | { ok: false; reason: PushTokenRejection; email?: string };
+  | { ok: false; reason: IdTokenRejection; email?: string };
 
 /**
  * The port the push route authenticates with. verify() settles every token (a refusal is a
  * result, not an error); it throws only when it cannot decide now (Google's keys unreachable),
  * which the route answers with 500 so Pub/Sub retries.
  */
-export interface PushTokenVerifier {
-  verify(authorization: string | undefined): Promise<PushTokenCheck>;
+export interface IdTokenVerifier {
+  verify(authorization: string | undefined): Promise<IdTokenCheck>;
 }
 
 /** Key id → PEM public key or certificate (Google's https://www.googleapis.com/oauth2/v1/certs). */
 export type OidcSigningKeys = Readonly<Record<string, string>>;
 
-export interface GoogleOidcPushVerifierOptions {
+export interface GoogleIdTokenVerifierOptions {
   /** The push subscription's OIDC audience (TDA_PUSH_AUDIENCE); `aud` must equal it. */
   audience: string;
   /** The push identity (TDA_PUSH_SERVICE_ACCOUNT); `email` must equal it, `email_verified` true. */
@@ -75,7 +75,7 @@ export function bearerToken(
  * google-auth-library reports refusals as plain Errors whose messages embed the token or its
  * payload: map them to a reason by their fixed prefix and drop the message.
  */
-const LIBRARY_REFUSALS: readonly [RegExp, PushTokenRejection][] = [
+const LIBRARY_REFUSALS: readonly [RegExp, IdTokenRejection][] = [
   [/^Wrong number of segments/, 'malformed_token'],
   [/^Can't parse token/, 'malformed_token'],
   [/^No issue time in token|^No expiration time in token|^iat field|^exp field/, 'malformed_token'],
@@ -88,7 +88,7 @@ const LIBRARY_REFUSALS: readonly [RegExp, PushTokenRejection][] = [
   [/^Wrong recipient/, 'wrong_audience'],
 ];
 
-function refusalOf(error: unknown): PushTokenRejection {
+function refusalOf(error: unknown): IdTokenRejection {
   const message = error instanceof Error ? error.message : '';
   return LIBRARY_REFUSALS.find(([pattern]) => pattern.test(message))?.[1] ?? 'invalid_token';
 }
@@ -100,13 +100,13 @@ function refusalOf(error: unknown): PushTokenRejection {
  * allows 5 min of clock skew and at most 24 h of lifetime), then `email` = the push service
  * account and `email_verified` = true.
  */
-export class GoogleOidcPushVerifier implements PushTokenVerifier {
+export class GoogleIdTokenVerifier implements IdTokenVerifier {
   private readonly client: OAuth2Client;
   private readonly keys: () => Promise<Certificates>;
   private readonly audience: string;
   private readonly serviceAccountEmail: string;
 
-  constructor(options: GoogleOidcPushVerifierOptions) {
+  constructor(options: GoogleIdTokenVerifierOptions) {
     this.client = options.client ?? new OAuth2Client();
     this.audience = options.audience;
     this.serviceAccountEmail = options.serviceAccountEmail.toLowerCase();
@@ -114,7 +114,7 @@ export class GoogleOidcPushVerifier implements PushTokenVerifier {
       options.keys ?? (async () => (await this.client.getFederatedSignonCertsAsync()).certs);
   }
 
-  async verify(authorization: string | undefined): Promise<PushTokenCheck> {
+  async verify(authorization: string | undefined): Promise<IdTokenCheck> {
     const bearer = bearerToken(authorization);
     if (!bearer.ok) return bearer;
     // Outside the try: unreachable keys are not the caller's fault (thrown → 500, retried).

@@ -1,5 +1,5 @@
 import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { GoogleOidcPushVerifier, type OidcSigningKeys } from '../oidc-push.verifier';
+import { GoogleIdTokenVerifier, type OidcSigningKeys } from '../id-token.verifier';
 
 /** Claims of a Pub/Sub push token (what Google puts in it), all overridable. */
 export type OidcTestClaims = Record<string, unknown>;
@@ -19,7 +19,7 @@ function base64url(value: Buffer | string): string {
 /**
  * A stand-in for Google's token issuer in tests: a locally generated RSA key pair signs RS256
  * JWTs shaped like the OIDC tokens Pub/Sub attaches to push requests, and `keys()` is the key set
- * a GoogleOidcPushVerifier checks them against (instead of Google's certificates).
+ * a GoogleIdTokenVerifier checks them against (instead of Google's certificates).
  */
 export class OidcTestIssuer {
   readonly kid: string;
@@ -44,7 +44,7 @@ export class OidcTestIssuer {
 
   /** A verifier for this issuer's keys (defaults: this issuer's audience and account). */
   verifier(options: { audience?: string; serviceAccountEmail?: string } = {}) {
-    return new GoogleOidcPushVerifier({
+    return new GoogleIdTokenVerifier({
       audience: options.audience ?? this.audience,
       serviceAccountEmail: options.serviceAccountEmail ?? this.serviceAccountEmail,
       keys: () => Promise.resolve(this.keys()),

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { HttpHeaders } from './cloud-event';
+
+/** Header values as node:http gives them (lower-case names). */
+export type HttpHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
 export interface HttpRouteRequest {
   headers: HttpHeaders;
@@ -15,7 +17,7 @@ export interface HttpRouteResponse {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** An ingress endpoint beside /healthz (POST /cloudevents, POST /pubsub/push). */
+/** An ingress endpoint beside /healthz (e.g. a worker's POST /pubsub/push). */
 export interface HttpRoute {
   method: 'POST';
   path: string;
@@ -91,7 +93,7 @@ export interface HealthServerOptions {
   isHealthy?: () => boolean;
   /** Serves GET /metrics (Prometheus text) from these metrics when given. */
   metrics?: { render(): Promise<string>; contentType: string };
-  /** Ingress endpoints (e.g. POST /cloudevents); paths must not clash with the ones above. */
+  /** Ingress endpoints (e.g. POST /pubsub/push); paths must not clash with the ones above. */
   routes?: readonly HttpRoute[];
 }
 

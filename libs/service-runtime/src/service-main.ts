@@ -3,41 +3,41 @@ import { createLogger, describeError, logEvent, type Logger } from '@tda/observa
 
 export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 
-/** The part of `process` a worker's main uses; tests pass a fake. */
-export interface WorkerProcess {
+/** The part of `process` a service's main uses; tests pass a fake. */
+export interface ServiceProcess {
   once(signal: ShutdownSignal, listener: () => void): unknown;
   exitCode?: number | string | null | undefined;
 }
 
-export interface RunWorkerMainOptions {
+export interface RunServiceMainOptions {
   /** Service name of the fallback logger used when the boot itself fails. */
   service: string;
   /** Boots the service (e.g. bootstrapWorkerService); its logger reports the shutdown. */
   boot: () => Promise<{ logger: Logger; close(): Promise<void> }>;
   /** Signals and exit code; default the real `process`. */
-  process?: WorkerProcess;
+  process?: ServiceProcess;
   /** Logger for a failed boot (no service logger exists yet); default createLogger({ service }). */
   logger?: Logger;
 }
 
-export interface RunningWorkerMain {
+export interface RunningServiceMain {
   /** What a signal does: close once (later calls return the same promise), then service_stopped. */
   stop(signal: ShutdownSignal): Promise<void>;
 }
 
 /**
- * A worker's main.ts: boot, then close once on SIGTERM (Cloud Run) or SIGINT. Never rejects:
+ * A service's main.ts (every worker and the orchestrator): boot, then close once on SIGTERM (Cloud Run) or SIGINT. Never rejects:
  * - invalid configuration → `config_invalid` (fatal, with the problems) and exit code 1;
  * - any other boot failure → `service_failed` (fatal) and exit code 1;
  * - a signal → `close()` once → `service_stopped`; a failed close → `service_failed`, exit code 1.
  * The exit code is set rather than process.exit() called, so buffered log lines are written and
  * the process ends when nothing is left to run. Resolves to undefined when the boot failed.
  */
-export async function runWorkerMain(
-  options: RunWorkerMainOptions,
-): Promise<RunningWorkerMain | undefined> {
-  const proc: WorkerProcess = options.process ?? process;
-  let handle: Awaited<ReturnType<RunWorkerMainOptions['boot']>>;
+export async function runServiceMain(
+  options: RunServiceMainOptions,
+): Promise<RunningServiceMain | undefined> {
+  const proc: ServiceProcess = options.process ?? process;
+  let handle: Awaited<ReturnType<RunServiceMainOptions['boot']>>;
   try {
     handle = await options.boot();
   } catch (error) {

@@ -1,10 +1,10 @@
 import { ConfigError } from '@tda/config';
 import { createMemoryLogger } from '@tda/observability';
 import { describe, expect, it } from 'vitest';
-import { runWorkerMain, type ShutdownSignal, type WorkerProcess } from './worker-main';
+import { runServiceMain, type ShutdownSignal, type ServiceProcess } from './service-main';
 
 /** Records the signal listeners and the exit code, like the parts of `process` main.ts uses. */
-class FakeProcess implements WorkerProcess {
+class FakeProcess implements ServiceProcess {
   exitCode: number | string | null | undefined = undefined;
   readonly listeners = new Map<ShutdownSignal, () => void>();
 
@@ -37,11 +37,11 @@ function booted(close: () => Promise<void> = () => Promise.resolve()) {
   };
 }
 
-describe('runWorkerMain', () => {
+describe('runServiceMain', () => {
   it('reports an invalid configuration as config_invalid with exit code 1', async () => {
     const proc = new FakeProcess();
     const fallback = createMemoryLogger();
-    const result = await runWorkerMain({
+    const result = await runServiceMain({
       service: 'worker-x',
       boot: () => Promise.reject(new ConfigError('worker-x', ['PORT: must be a number'])),
       process: proc,
@@ -59,7 +59,7 @@ describe('runWorkerMain', () => {
   it('reports any other boot failure as service_failed with exit code 1', async () => {
     const proc = new FakeProcess();
     const fallback = createMemoryLogger();
-    await runWorkerMain({
+    await runServiceMain({
       service: 'worker-x',
       boot: () => Promise.reject(new Error('connect ECONNREFUSED')),
       process: proc,
@@ -79,7 +79,11 @@ describe('runWorkerMain', () => {
   it('closes once on SIGTERM then SIGINT and logs service_stopped with the first signal', async () => {
     const proc = new FakeProcess();
     const service = booted();
-    const running = await runWorkerMain({ service: 'worker-x', boot: service.boot, process: proc });
+    const running = await runServiceMain({
+      service: 'worker-x',
+      boot: service.boot,
+      process: proc,
+    });
     expect(running).toBeDefined();
     expect([...proc.listeners.keys()].sort()).toEqual(['SIGINT', 'SIGTERM']);
     expect(service.closes()).toBe(0);
@@ -97,7 +101,11 @@ describe('runWorkerMain', () => {
   it('reports a failed shutdown as service_failed with exit code 1', async () => {
     const proc = new FakeProcess();
     const service = booted(() => Promise.reject(new Error('drain failed')));
-    const running = await runWorkerMain({ service: 'worker-x', boot: service.boot, process: proc });
+    const running = await runServiceMain({
+      service: 'worker-x',
+      boot: service.boot,
+      process: proc,
+    });
     proc.emit('SIGINT');
     await running?.stop('SIGINT');
     expect(service.closes()).toBe(1);

@@ -1,0 +1,3 @@
+export * from './service-main';
+export * from './health.server';
+export * from './id-token.verifier';
