@@ -84,6 +84,14 @@ const testConstraints = productionConstraints.map((c) =>
     : { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:test'] },
 );
 
+/** The import paths of the application projects (services/*): @tda/service-<name>. */
+const SERVICE_IMPORTS = [
+  '@tda/service-orchestrator',
+  '@tda/service-cli',
+  '@tda/service-local-stack',
+  '@tda/service-worker-*',
+];
+
 const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/testing/**/*.ts'];
 
 export default tseslint.config(
@@ -112,7 +120,8 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           // NX refuses every import of an application project; the local launcher composes the
           // services on purpose. The service -> service ban is kept by the rule below.
-          allow: ['@tda/service-*'],
+          // (@tda/service-runtime is a library and checked like one.)
+          allow: SERVICE_IMPORTS,
           depConstraints: productionConstraints,
         },
       ],
@@ -135,7 +144,7 @@ export default tseslint.config(
         'error',
         {
           enforceBuildableLibDependency: false,
-          allow: ['@tda/service-*'],
+          allow: SERVICE_IMPORTS,
           depConstraints: testConstraints,
         },
       ],
@@ -151,7 +160,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@tda/service-*'],
+              group: ['@tda/service-*', '!@tda/service-runtime', '!@tda/service-runtime/*'],
               message: 'services never import other services; move shared code into a lib',
             },
           ],

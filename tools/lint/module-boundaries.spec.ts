@@ -73,6 +73,24 @@ describe('module boundaries (DESIGN.md §1)', () => {
     ]);
   });
 
+  it('lets services use the service-runtime library, checked like any library', async () => {
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+    });
+    const [result] = await eslint.lintText(
+      "import { runServiceMain } from '@tda/service-runtime';\nexport const x = runServiceMain;\n",
+      { filePath: resolve(root, 'services/worker-chart-export/src/boundary-fixture.ts') },
+    );
+    expect(result?.messages).toEqual([]);
+    const errors = await boundaryErrors(
+      'libs/flow-engine/src/boundary-fixture.ts',
+      "import { runServiceMain } from '@tda/service-runtime';\nexport const x = runServiceMain;\n",
+    );
+    expect(errors).toHaveLength(1);
+  });
+
   it('allows an adapter to import the engine and contracts', async () => {
     const errors = await boundaryErrors(
       'libs/flow-store/src/boundary-fixture.ts',
