@@ -117,10 +117,42 @@ function stripRefAnnotations(node) {
   return out;
 }
 
+/**
+ * `if`/`then` (FlowStep's inputs schema selected by stepType) and presence-only `anyOf`s constrain
+ * values, not shapes the type generator can express: it would turn them into intersections or
+ * unions of loose objects. The types see the schemas without them; StepInputsByType
+ * (catalogue.ts) carries the inputs selection instead.
+ */
+function isPresenceRule(branch) {
+  return (
+    branch !== null &&
+    typeof branch === 'object' &&
+    Object.keys(branch).every((k) => k === 'required' || k === 'properties') &&
+    Object.values(branch.properties ?? {}).every((v) => v === true)
+  );
+}
+
+function stripConditionals(node) {
+  if (Array.isArray(node)) return node.map(stripConditionals);
+  if (node === null || typeof node !== 'object') return node;
+  const out = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'if' || key === 'then' || key === 'else') continue;
+    if (key === 'allOf' && Array.isArray(value) && value.every((v) => v && 'if' in v)) continue;
+    // anyOf of presence rules only ("requests or chartTemplateId"): a value rule, not a shape.
+    if (key === 'anyOf' && Array.isArray(value) && value.every(isPresenceRule)) continue;
+    out[key] = stripConditionals(value);
+  }
+  return out;
+}
+
 /** Serves contracts/*.schema.json to the $ref parser from memory, annotation-stripped. */
 function schemaResolver(schemas) {
   const byFile = new Map(
-    schemas.map(({ file, schema }) => [file, JSON.stringify(stripRefAnnotations(schema))]),
+    schemas.map(({ file, schema }) => [
+      file,
+      JSON.stringify(stripConditionals(stripRefAnnotations(schema))),
+    ]),
   );
   const fileOf = (url) =>
     url
@@ -192,11 +224,73 @@ function generateValidators(schemas) {
   return `${BANNER}// @ts-nocheck\n${INLINE_EQUAL}${code.replace(/^"use strict";\n/, '')}\n`;
 }
 
+function camel(name) {
+  const p = pascal(name);
+  return p.charAt(0).toLowerCase() + p.slice(1);
+}
+
+/**
+ * stepType -> the inputs schema FlowStep selects for it (flow_run.schema.json FlowStep allOf:
+ * `if stepType const X then inputs $ref <file>`), in the enum's order.
+ */
+export function stepInputsSelection(schemas) {
+  const byFile = new Map(schemas.map((s) => [s.file, s]));
+  const flowRun = schemas.find((s) => s.name === 'flow_run').schema;
+  const stepTypes = schemas.find((s) => s.name === 'common').schema.$defs.StepType.enum;
+  const selection = [];
+  for (const branch of flowRun.$defs.FlowStep.allOf ?? []) {
+    const stepType = branch.if?.properties?.stepType?.const;
+    const ref = branch.then?.properties?.inputs?.$ref;
+    const target = byFile.get(ref);
+    if (!stepTypes.includes(stepType) || target === undefined) {
+      throw new Error(`FlowStep allOf: cannot read the inputs selection ${JSON.stringify(branch)}`);
+    }
+    selection.push({ stepType, name: target.name, title: target.schema.title });
+  }
+  return selection.sort((a, b) => stepTypes.indexOf(a.stepType) - stepTypes.indexOf(b.stepType));
+}
+
+/** The `validate` map: one typed validator per contract (every schema but common). */
+function generateValidateMap(schemas) {
+  const contracts = schemas.filter(({ name }) => !DEFS_ONLY.has(name));
+  const inputs = stepInputsSelection(schemas);
+  const titles = [...new Set(contracts.map(({ schema }) => schema.title))].sort();
+  const lines = [
+    BANNER,
+    `import type { ${titles.join(', ')} } from './types';`,
+    "import * as compiled from './validators';",
+    "import { runValidator, type CompiledValidator, type ValidationResult } from '../validation';",
+    '',
+    '/**',
+    ' * Compiled validators for every contract (ajv standalone code generated from contracts/).',
+    ' * Each returns a typed value or a list of issues naming the offending paths.',
+    ' */',
+    'export const validate = {',
+    ...contracts.map(
+      ({ name, schema }) =>
+        `  ${camel(name)}: (data: unknown): ValidationResult<${schema.title}> => runValidator(compiled.validate${pascal(name)} as CompiledValidator, data),`,
+    ),
+    '} as const;',
+    '',
+    'export type ContractName = keyof typeof validate;',
+    '',
+    '/** The inputs validator of each step type FlowStep selects an inputs schema for. */',
+    'export const validateStepInputs = {',
+    ...inputs.map(({ stepType, name }) => `  ${stepType}: validate.${camel(name)},`),
+    '} as const;',
+  ];
+  return lines.join('\n') + '\n';
+}
+
 function generateCatalogue(schemas) {
   const byName = Object.fromEntries(schemas.map((s) => [s.name, s.schema]));
   const common = byName.common.$defs;
   const error = byName.error;
-  const lines = [BANNER];
+  const inputs = stepInputsSelection(schemas);
+  const lines = [
+    BANNER,
+    `import type { ${inputs.map((i) => i.title).join(', ')} } from './types';`,
+  ];
   const constArray = (ident, values) =>
     lines.push(`export const ${ident} = ${JSON.stringify(values)} as const;`);
   constArray('STEP_TYPES', common.StepType.enum);
@@ -225,6 +319,13 @@ function generateCatalogue(schemas) {
   lines.push(
     `/** Retryability and HTTP status per error code (error.schema.json x-tda-codes). */\nexport const ERROR_CODE_INFO = ${JSON.stringify(error['x-tda-codes'], null, 2)} as const;`,
   );
+  lines.push(
+    '/** steps.<id>.inputs per step type (flow_run.schema.json FlowStep selects the schema). */',
+    'export interface StepInputsByType {',
+    ...inputs.map(({ stepType, title }) => `  ${stepType}: ${title};`),
+    '}',
+    `export const STEP_TYPES_WITH_INPUTS = ${JSON.stringify(inputs.map((i) => i.stepType))} as const;`,
+  );
   const missing = error.$defs.ErrorCode.enum.filter((c) => !(c in error['x-tda-codes']));
   if (missing.length > 0) throw new Error(`x-tda-codes lacks ${missing.join(', ')}`);
   return lines.join('\n') + '\n';
@@ -236,6 +337,7 @@ export async function generate() {
     [`${OUT_DIR}/types.ts`]: await generateTypes(schemas),
     [`${OUT_DIR}/validators.ts`]: generateValidators(schemas),
     [`${OUT_DIR}/catalogue.ts`]: generateCatalogue(schemas),
+    [`${OUT_DIR}/validate.ts`]: generateValidateMap(schemas),
   };
   const out = {};
   for (const [path, content] of Object.entries(files)) {

@@ -382,3 +382,39 @@ describe('LLM registry and profile rejections', () => {
     expect(validate.llmProfile(doc).ok).toBe(true);
   });
 });
+
+describe('flow_run: steps.<id>.inputs selected by stepType', () => {
+  const CHARTS_1M = 'charts:1M:ctpl_default_v1';
+
+  it('checks each step against its step type inputs schema, naming the path', () => {
+    const run = example(RUN);
+    child(run, 'steps', CHARTS_1M, 'inputs')['typo'] = 1;
+    delete child(run, 'steps', LLM_1M, 'inputs')['llm'];
+    child(run, 'steps', OHLCV_1M, 'inputs')['lookback'] = 5000;
+    const paths = issuesOf(validate.flowRun(run)).map((i) => `${i.path} ${i.message}`);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        `/steps/${CHARTS_1M}/inputs unknown field 'typo'`,
+        `/steps/${LLM_1M}/inputs missing required field 'llm'`,
+        `/steps/${OHLCV_1M}/inputs/lookback must be <= 1000`,
+      ]),
+    );
+  });
+
+  it('gives the charts shorthand or requests, never neither', () => {
+    const ok = { ohlcvStepId: 'ohlcv_export:1M', chartTemplateId: 'ctpl_default_v1' };
+    expect(validate.chartExportInputs(ok).ok).toBe(true);
+    const { chartTemplateId: _dropped, ...neither } = ok;
+    expect(validate.chartExportInputs(neither).ok).toBe(false);
+  });
+
+  it('accepts any inputs object for a step type without an inputs schema yet', () => {
+    const run = example(RUN);
+    const step = child(run, 'steps', OHLCV_1M);
+    step['stepType'] = 'NEWS_EXPORT';
+    step['inputs'] = { anything: ['goes'] };
+    expect(issuesOf(validate.flowRun({ ...run, status: 'BOGUS' })).map((i) => i.path)).toEqual([
+      '/status',
+    ]);
+  });
+});

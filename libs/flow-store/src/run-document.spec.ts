@@ -87,6 +87,21 @@ describe('readRunDocument (lenient read)', () => {
     expect(error).toMatchObject({ code: 'FLOW_RUN_INVALID', details: { runId: 'r' } });
   });
 
+  it("leaves a step's inputs problems to its worker, but creates only runs with valid inputs", () => {
+    const run = makeFlowRun({
+      steps: {
+        'charts:1d:ctpl_default_v1': makeStep({
+          stepType: 'CHART_EXPORT',
+          inputs: { ohlcvStepId: 'ohlcv_export:1d', requests: [], typo: true },
+        }),
+      },
+    });
+    expect(readRunDocument(run.runId, run)).toBe(run);
+    expect(() => prepareNewRun(run, new Date())).toThrow(
+      /steps\/charts:1d:ctpl_default_v1\/inputs/,
+    );
+  });
+
   it('fails closed when unknown fields fill the capped issue list', () => {
     const extras = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`extra${i}`, i]));
     const error: ErrorInfo = { code: 'RUN_TIMEOUT', message: 'late', retryable: false };

@@ -95,15 +95,22 @@ export function prepareNewRun(run: FlowRun, now: Date): FlowRun {
  */
 const CONTRACT_ISSUE_CAP = 20;
 
+/** Issues inside one step's inputs: that step's worker refuses them (INVALID_STEP_INPUTS). */
+const STEP_INPUTS_PATH = /^\/steps\/[^/]+\/inputs(\/|$)/;
+
 /**
  * Lenient read (seed 002 validation policy): unknown extra fields are tolerated, including inside
- * objects the schema closes (ErrorInfo), and kept as they are; every other violation (a missing
- * required field, a bad status, ...) rejects the document. Truncated issue lists fail closed.
+ * objects the schema closes (ErrorInfo), and kept as they are; so are problems inside a step's
+ * inputs, which fail that step in its worker (INVALID_STEP_INPUTS) instead of making the whole
+ * run unreadable. Every other violation (a missing required field, a bad status, ...) rejects
+ * the document. Truncated issue lists fail closed.
  */
 export function readRunDocument(runId: string, data: unknown): FlowRun {
   const result = validate.flowRun(data);
   if (result.ok) return result.value;
-  const real = result.issues.filter((issue) => issue.keyword !== 'additionalProperties');
+  const real = result.issues.filter(
+    (issue) => issue.keyword !== 'additionalProperties' && !STEP_INPUTS_PATH.test(issue.path),
+  );
   if (real.length === 0 && result.issues.length < CONTRACT_ISSUE_CAP) return data as FlowRun;
   throw new InvalidRunDocumentError(runId, real.length > 0 ? real : result.issues);
 }

@@ -28,13 +28,17 @@ export type ErrorCode =
   | 'QUOTA_EXCEEDED'
   | 'INTERNAL_ERROR';
 /**
- * Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.
- */
-export type RunId = string;
-/**
  * stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.
  */
 export type StepId = string;
+/**
+ * Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).
+ */
+export type ChartTemplateId = string;
+/**
+ * Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.
+ */
+export type RunId = string;
 /**
  * Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.
  */
@@ -44,10 +48,6 @@ export type TradingSymbol = string;
  */
 export type Timeframe = '1h' | '4h' | '1d' | '1w' | '1M';
 export type GcsUri = string;
-/**
- * Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).
- */
-export type ChartTemplateId = string;
 /**
  * What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.
  */
@@ -79,53 +79,9 @@ export type PromptId = string;
  */
 export type LlmReportSchemaId = string;
 /**
- * The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).
- */
-export type LlmSchema = {
-  /**
-   * Firestore doc id; its pattern depends on kind (see below).
-   */
-  schemaId: string;
-  kind: LlmSchemaKind;
-  /**
-   * The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).
-   */
-  jsonSchema: {
-    [k: string]: unknown;
-  };
-  description?: string;
-  createdAt?: Timestamp;
-  updatedAt?: Timestamp;
-  [k: string]: unknown;
-};
-/**
  * Which model-owned output the schema describes.
  */
 export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
-/**
- * Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.
- */
-export type OhlcvSource = {
-  provider: 'bundled' | 'ccxt';
-  /**
-   * Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.
-   */
-  dataset?: string;
-  /**
-   * ccxt exchange id, e.g. binance.
-   */
-  exchange?: string;
-  /**
-   * The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).
-   */
-  marketSymbol?: string;
-  sourceTimeframe?: Timeframe;
-  /**
-   * 'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).
-   */
-  volumeUnit?: 'base' | 'quote';
-  [k: string]: unknown;
-};
 
 /**
  * The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).
@@ -150,6 +106,37 @@ export interface ApiError {
    * Correlation id of the request (the trace id when tracing is on), for support and log search.
    */
   requestId?: string;
+}
+/**
+ * steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.
+ */
+export interface ChartExportInputs {
+  ohlcvStepId: StepId;
+  chartTemplateId?: ChartTemplateId;
+  /**
+   * Charts that must render for the step to succeed (seed 000 partial success); default: every request.
+   */
+  minImages?: number;
+  /**
+   * The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).
+   *
+   * @minItems 1
+   * @maxItems 12
+   */
+  requests?: [ChartRequestInput, ...ChartRequestInput[]];
+}
+export interface ChartRequestInput {
+  chartTemplateId: ChartTemplateId;
+  /**
+   * What the template draws (checked against the template when given).
+   */
+  kind?: string;
+  /**
+   * Template parameters (checked by the template).
+   */
+  params?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.
@@ -294,6 +281,9 @@ export interface FlowStep {
   status: StepStatus;
   timeframe?: Timeframe;
   dependsOn: StepId[];
+  /**
+   * What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).
+   */
   inputs: {
     [k: string]: unknown;
   };
@@ -477,14 +467,14 @@ export interface LlmReportMetadata {
    * Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.
    */
   provider: 'gemini' | 'vertex' | 'offline';
-  inputs: LlmReportInputs;
+  inputs: LlmReportContext;
   llm: LlmExecutionMetadata;
   generatedAt?: Timestamp;
 }
 /**
  * The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.
  */
-export interface LlmReportInputs {
+export interface LlmReportContext {
   ohlcvGcsUri: GcsUri;
   chartsManifestGcsUri: GcsUri;
   /**
@@ -551,6 +541,53 @@ export interface LlmReportSummary {
   [k: string]: unknown;
 }
 /**
+ * steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).
+ */
+export interface LlmReportInputs {
+  ohlcvStepId: StepId;
+  chartsManifestStepId: StepId;
+  /**
+   * Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.
+   *
+   * @maxItems 10
+   */
+  previousReportStepIds?: StepId[];
+  llm: {
+    /**
+     * The llm_prompts/{promptId} document with the instructions.
+     */
+    promptId: string;
+    /**
+     * The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.
+     */
+    llmProfile: {
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+}
+/**
+ * The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).
+ */
+export interface LlmSchema {
+  /**
+   * Firestore doc id; its pattern depends on kind (see below).
+   */
+  schemaId: string;
+  kind: LlmSchemaKind;
+  /**
+   * The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).
+   */
+  jsonSchema: {
+    [k: string]: unknown;
+  };
+  description?: string;
+  createdAt?: Timestamp;
+  updatedAt?: Timestamp;
+  [k: string]: unknown;
+}
+/**
  * The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).
  */
 export interface OhlcvExport {
@@ -580,6 +617,30 @@ export interface OhlcvExport {
   incompleteBucketPolicy: 'dropped' | 'marked';
 }
 /**
+ * Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.
+ */
+export interface OhlcvSource {
+  provider: 'bundled' | 'ccxt';
+  /**
+   * Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.
+   */
+  dataset?: string;
+  /**
+   * ccxt exchange id, e.g. binance.
+   */
+  exchange?: string;
+  /**
+   * The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).
+   */
+  marketSymbol?: string;
+  sourceTimeframe?: Timeframe;
+  /**
+   * 'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).
+   */
+  volumeUnit?: 'base' | 'quote';
+  [k: string]: unknown;
+}
+/**
  * The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.
  */
 export interface OhlcvRange {
@@ -600,6 +661,18 @@ export interface OhlcvCandle {
    * false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.
    */
   complete?: boolean;
+}
+/**
+ * steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).
+ */
+export interface OhlcvExportInputs {
+  symbol?: TradingSymbol;
+  timeframe?: Timeframe;
+  /**
+   * Number of candles (bars) ending at the run's as-of time; default per timeframe.
+   */
+  lookback?: number;
+  [k: string]: unknown;
 }
 /**
  * Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.
@@ -660,7 +733,6 @@ export interface ReportOutputSchemaInvariants {
         };
         [k: string]: unknown;
       };
-      additionalProperties?: unknown;
       [k: string]: unknown;
     };
     details: {
@@ -669,6 +741,5 @@ export interface ReportOutputSchemaInvariants {
     };
     [k: string]: unknown;
   };
-  additionalProperties?: unknown;
   [k: string]: unknown;
 }

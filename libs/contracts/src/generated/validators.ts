@@ -201,28 +201,425 @@ return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartsManifest = validate22;
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
-const schema37 = {"title":"RunId","description":"Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.","type":"string","pattern":"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$","maxLength":120};
-const schema38 = {"title":"StepId","description":"stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$","maxLength":200};
-const schema39 = {"title":"TradingSymbol","description":"Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.","type":"string","pattern":"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"};
-const schema40 = {"title":"Timeframe","description":"Candle timeframe code (seed 001): capital M is a calendar month.","type":"string","enum":["1h","4h","1d","1w","1M"]};
-const schema41 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
-const func1 = Object.prototype.hasOwnProperty;
-const pattern4 = new RegExp("^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$", "u");
-const pattern5 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_:\\-]*$", "u");
-const pattern6 = new RegExp("^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$", "u");
-const pattern7 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
-const schema42 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
-const schema43 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const schema44 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
-const pattern8 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
-const pattern9 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+export const validateChartExportInputs = validate22;
+const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
+const schema37 = {"title":"StepId","description":"stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$","maxLength":200};
+const schema45 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_:\\-]*$", "u");
+const pattern9 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
+const schema56 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.chartTemplateId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chartTemplateId"},message:"must have required property '"+"chartTemplateId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "chartTemplateId") || (key0 === "kind")) || (key0 === "params"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.chartTemplateId !== undefined){
+let data0 = data.chartTemplateId;
+if(typeof data0 === "string"){
+if(data0.length > 100){
+const err2 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern9.test(data0)){
+const err3 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.kind !== undefined){
+let data1 = data.kind;
+if(typeof data1 === "string"){
+if(data1.length > 100){
+const err5 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.length < 1){
+const err6 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data2 = data.params;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+const err8 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/chart_export_inputs.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs1 = errors;
+let valid0 = false;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.requests === undefined){
+const err0 = {instancePath,schemaPath:"#/anyOf/0/required",keyword:"required",params:{missingProperty: "requests"},message:"must have required property '"+"requests"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.requests = true;
+}
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.chartTemplateId === undefined){
+const err1 = {instancePath,schemaPath:"#/anyOf/1/required",keyword:"required",params:{missingProperty: "chartTemplateId"},message:"must have required property '"+"chartTemplateId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.chartTemplateId = true;
+}
+}
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ohlcvStepId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvStepId"},message:"must have required property '"+"ohlcvStepId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "ohlcvStepId") || (key0 === "chartTemplateId")) || (key0 === "minImages")) || (key0 === "requests"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.ohlcvStepId !== undefined){
+let data0 = data.ohlcvStepId;
+if(typeof data0 === "string"){
+if(data0.length > 200){
+const err5 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err6 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.chartTemplateId !== undefined){
+let data1 = data.chartTemplateId;
+if(typeof data1 === "string"){
+if(data1.length > 100){
+const err8 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern9.test(data1)){
+const err9 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.minImages !== undefined){
+let data2 = data.minImages;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err11 = {instancePath:instancePath+"/minImages",schemaPath:"#/properties/minImages/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 12 || isNaN(data2)){
+const err12 = {instancePath:instancePath+"/minImages",schemaPath:"#/properties/minImages/maximum",keyword:"maximum",params:{comparison: "<=", limit: 12},message:"must be <= 12"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err13 = {instancePath:instancePath+"/minImages",schemaPath:"#/properties/minImages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.requests !== undefined){
+let data3 = data.requests;
+if(Array.isArray(data3)){
+if(data3.length > 12){
+const err14 = {instancePath:instancePath+"/requests",schemaPath:"#/properties/requests/maxItems",keyword:"maxItems",params:{limit: 12},message:"must NOT have more than 12 items"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data3.length < 1){
+const err15 = {instancePath:instancePath+"/requests",schemaPath:"#/properties/requests/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate31(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/requests",schemaPath:"#/properties/requests/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateChartsManifest = validate24;
+const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
+const schema39 = {"title":"RunId","description":"Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.","type":"string","pattern":"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$","maxLength":120};
+const schema41 = {"title":"TradingSymbol","description":"Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.","type":"string","pattern":"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"};
+const schema42 = {"title":"Timeframe","description":"Candle timeframe code (seed 001): capital M is a calendar month.","type":"string","enum":["1h","4h","1d","1w","1M"]};
+const schema43 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
+const func1 = Object.prototype.hasOwnProperty;
+const pattern5 = new RegExp("^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$", "u");
+const pattern7 = new RegExp("^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$", "u");
+const pattern8 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
+const schema44 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
+const schema46 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
+const pattern10 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -275,7 +672,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err4 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -310,7 +707,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern9.test(data1)){
+if(!pattern10.test(data1)){
 const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -356,19 +753,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema45 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
-const schema49 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
-const pattern13 = new RegExp("^[a-f0-9]{64}$", "u");
+const schema47 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
+const schema51 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
+const pattern14 = new RegExp("^[a-f0-9]{64}$", "u");
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -457,7 +854,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema45.properties, key0))){
+if(!(func1.call(schema47.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -481,7 +878,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err10 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -516,7 +913,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern9.test(data1)){
+if(!pattern10.test(data1)){
 const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -541,7 +938,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data2 = data.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern7.test(data2)){
+if(!pattern8.test(data2)){
 const err15 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -684,7 +1081,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data7 = data.sha256;
 if(typeof data7 === "string"){
-if(!pattern13.test(data7)){
+if(!pattern14.test(data7)){
 const err27 = {instancePath:instancePath+"/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -752,17 +1149,17 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema50 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
+const schema52 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -825,7 +1222,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err5 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -916,17 +1313,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/charts_manifest.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1025,7 +1422,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema35.properties, key0))){
+if(!(func1.call(schema38.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1074,7 +1471,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern5.test(data1)){
 const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -1109,7 +1506,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern5.test(data2)){
+if(!pattern4.test(data2)){
 const err16 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -1134,7 +1531,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
+if(!pattern7.test(data3)){
 const err18 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -1169,7 +1566,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1182,7 +1579,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data5 = data.ohlcvGcsUri;
 if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
+if(!pattern8.test(data5)){
 const err22 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -1244,8 +1641,8 @@ errors++;
 }
 const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate24(data7[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate25(data7[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
 }
@@ -1266,8 +1663,8 @@ let data9 = data.items;
 if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate26(data9[i1], {instancePath:instancePath+"/items/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate27(data9[i1], {instancePath:instancePath+"/items/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 }
@@ -1288,8 +1685,8 @@ let data11 = data.failures;
 if(Array.isArray(data11)){
 const len2 = data11.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate28(data11[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data11,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate29(data11[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data11,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 }
@@ -1318,7 +1715,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data13 === "SUCCEEDED") || (data13 === "FAILED"))){
-const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema35.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema38.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1339,10 +1736,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateError = validate21;
 const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
@@ -1500,20 +1897,20 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFlowRun = validate30;
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}}}}};
-const schema55 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const schema56 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
-const schema57 = {"title":"Timestamp","type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"};
-const schema61 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
-const pattern17 = new RegExp("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$", "u");
-const schema62 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
+export const validateFlowRun = validate33;
+const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}}]}}};
+const schema60 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const schema61 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
+const schema62 = {"title":"Timestamp","type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"};
+const schema66 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
+const pattern20 = new RegExp("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$", "u");
+const schema67 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
 const func0 = __tdaEqual;
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1534,7 +1931,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern7.test(data0)){
 const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -1583,7 +1980,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((data2 === "1h") || (data2 === "4h")) || (data2 === "1d")) || (data2 === "1w")) || (data2 === "1M"))){
-const err5 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1636,17 +2033,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"symbol":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":{"symbol":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema67 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+const schema72 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1947,7 +2344,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern5.test(data8)){
+if(!pattern4.test(data8)){
 const err25 = {instancePath:instancePath+"/currentStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -1980,22 +2377,429 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema70 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}}};
-const schema71 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
-const schema72 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
-const schema75 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
-const schema79 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
-const schema80 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+const schema75 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}}]};
+const schema83 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
+const schema84 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/ohlcv_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err0 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data1 = data.timeframe;
+if(typeof data1 !== "string"){
+const err2 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(((((data1 === "1h") || (data1 === "4h")) || (data1 === "1d")) || (data1 === "1w")) || (data1 === "1M"))){
+const err3 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.lookback !== undefined){
+let data2 = data.lookback;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err4 = {instancePath:instancePath+"/lookback",schemaPath:"#/properties/lookback/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 1000 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/lookback",schemaPath:"#/properties/lookback/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/lookback",schemaPath:"#/properties/lookback/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","chartsManifestStepId","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/llm_report_inputs.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ohlcvStepId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvStepId"},message:"must have required property '"+"ohlcvStepId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.chartsManifestStepId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chartsManifestStepId"},message:"must have required property '"+"chartsManifestStepId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.llm === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "llm"},message:"must have required property '"+"llm"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.ohlcvStepId !== undefined){
+let data0 = data.ohlcvStepId;
+if(typeof data0 === "string"){
+if(data0.length > 200){
+const err3 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.chartsManifestStepId !== undefined){
+let data1 = data.chartsManifestStepId;
+if(typeof data1 === "string"){
+if(data1.length > 200){
+const err6 = {instancePath:instancePath+"/chartsManifestStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern4.test(data1)){
+const err7 = {instancePath:instancePath+"/chartsManifestStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/chartsManifestStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.previousReportStepIds !== undefined){
+let data2 = data.previousReportStepIds;
+if(Array.isArray(data2)){
+if(data2.length > 10){
+const err9 = {instancePath:instancePath+"/previousReportStepIds",schemaPath:"#/properties/previousReportStepIds/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 === "string"){
+if(data3.length > 200){
+const err10 = {instancePath:instancePath+"/previousReportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern4.test(data3)){
+const err11 = {instancePath:instancePath+"/previousReportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/previousReportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data2[i1], data2[j0])){
+const err13 = {instancePath:instancePath+"/previousReportStepIds",schemaPath:"#/properties/previousReportStepIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/previousReportStepIds",schemaPath:"#/properties/previousReportStepIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.llm !== undefined){
+let data4 = data.llm;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.promptId === undefined){
+const err15 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data4.llmProfile === undefined){
+const err16 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "llmProfile"},message:"must have required property '"+"llmProfile"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data4.promptId !== undefined){
+let data5 = data4.promptId;
+if(typeof data5 === "string"){
+if(data5.length > 200){
+const err17 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5.length < 1){
+const err18 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data4.llmProfile !== undefined){
+let data6 = data4.llmProfile;
+if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
+const err20 = {instancePath:instancePath+"/llm/llmProfile",schemaPath:"#/properties/llm/properties/llmProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":{"ohlcvStepId":true,"chartsManifestStepId":true,"previousReportStepIds":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema87 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
+const schema91 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
+const schema92 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2006,7 +2810,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.startedAt !== undefined){
 let data0 = data.startedAt;
 if(typeof data0 === "string"){
-if(!pattern17.test(data0)){
+if(!pattern20.test(data0)){
 const err0 = {instancePath:instancePath+"/startedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -2031,7 +2835,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data1 = data.finishedAt;
 if(typeof data1 === "string"){
-if(!pattern17.test(data1)){
+if(!pattern20.test(data1)){
 const err2 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2089,16 +2893,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2107,8 +2911,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.timing !== undefined){
-if(!(validate38(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate46(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
@@ -2128,7 +2932,7 @@ errors++;
 if(data1.gcs_uri !== undefined){
 let data2 = data1.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern7.test(data2)){
+if(!pattern8.test(data2)){
 const err1 = {instancePath:instancePath+"/artifact/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -2165,7 +2969,7 @@ errors++;
 if(data1.sha256 !== undefined){
 let data4 = data1.sha256;
 if(typeof data4 === "string"){
-if(!pattern13.test(data4)){
+if(!pattern14.test(data4)){
 const err4 = {instancePath:instancePath+"/artifact/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2272,16 +3076,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2292,7 +3096,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.gcs_uri !== undefined){
 let data0 = data.gcs_uri;
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
+if(!pattern8.test(data0)){
 const err0 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -2317,7 +3121,7 @@ errors++;
 if(data.outputsManifestGcsUri !== undefined){
 let data1 = data.outputsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern7.test(data1)){
+if(!pattern8.test(data1)){
 const err2 = {instancePath:instancePath+"/outputsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2354,7 +3158,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data3 = data.expires_at;
 if(typeof data3 === "string"){
-if(!pattern17.test(data3)){
+if(!pattern20.test(data3)){
 const err5 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -2377,8 +3181,8 @@ errors++;
 }
 }
 if(data.execution !== undefined){
-if(!(validate37(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate45(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
@@ -2393,17 +3197,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema88 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema100 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2469,7 +3273,7 @@ errors++;
 if(data.expiresAt !== undefined){
 let data1 = data.expiresAt;
 if(typeof data1 === "string"){
-if(!pattern17.test(data1)){
+if(!pattern20.test(data1)){
 const err5 = {instancePath:instancePath+"/expiresAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -2502,17 +3306,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema90 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema102 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2628,7 +3432,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data3 = data.updatedAt;
 if(typeof data3 === "string"){
-if(!pattern17.test(data3)){
+if(!pattern20.test(data3)){
 const err9 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -2661,25 +3465,29 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs2 = errors;
+let valid1 = true;
+const _errs3 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.stepType === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepType"},message:"must have required property '"+"stepType"+"'"};
+let missing0;
+if((data.stepType === undefined) && (missing0 = "stepType")){
+const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2688,8 +3496,10 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.status === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+else {
+if(data.stepType !== undefined){
+if("OHLCV_EXPORT" !== data.stepType){
+const err1 = {};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2698,8 +3508,39 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.dependsOn === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "dependsOn"},message:"must have required property '"+"dependsOn"+"'"};
+}
+}
+}
+var _valid0 = _errs3 === errors;
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs5 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate39(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid0 = _errs5 === errors;
+valid1 = _valid0;
+if(valid1){
+var props0 = {};
+props0.inputs = true;
+props0.stepType = true;
+}
+}
+if(!valid1){
+const err2 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2708,8 +3549,13 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.inputs === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
+const _errs8 = errors;
+let valid4 = true;
+const _errs9 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.stepType === undefined) && (missing1 = "stepType")){
+const err3 = {};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2718,8 +3564,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.outputs === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputs"},message:"must have required property '"+"outputs"+"'"};
+else {
+if(data.stepType !== undefined){
+if("CHART_EXPORT" !== data.stepType){
+const err4 = {};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2728,8 +3576,39 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.createdAt === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+}
+}
+}
+var _valid1 = _errs9 === errors;
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs11 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate22(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid1 = _errs11 === errors;
+valid4 = _valid1;
+if(valid4){
+var props1 = {};
+props1.inputs = true;
+props1.stepType = true;
+}
+}
+if(!valid4){
+const err5 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2738,8 +3617,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.attempt === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt"},message:"must have required property '"+"attempt"+"'"};
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+const _errs14 = errors;
+let valid7 = true;
+const _errs15 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.stepType === undefined) && (missing2 = "stepType")){
+const err6 = {};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2748,10 +3641,10 @@ vErrors.push(err6);
 }
 errors++;
 }
+else {
 if(data.stepType !== undefined){
-let data0 = data.stepType;
-if(typeof data0 !== "string"){
-const err7 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("LLM_REPORT" !== data.stepType){
+const err7 = {};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2760,8 +3653,39 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!((((((((data0 === "OHLCV_EXPORT") || (data0 === "CHART_EXPORT")) || (data0 === "LLM_REPORT")) || (data0 === "LLM_RECOMMENDATION")) || (data0 === "ACCOUNT_EXPORT")) || (data0 === "INDICATORS_ON_DEMAND")) || (data0 === "NEWS_EXPORT")) || (data0 === "BACKTEST"))){
-const err8 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+}
+}
+}
+var _valid2 = _errs15 === errors;
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs17 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate42(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid2 = _errs17 === errors;
+valid7 = _valid2;
+if(valid7){
+var props2 = {};
+props2.inputs = true;
+props2.stepType = true;
+}
+}
+if(!valid7){
+const err8 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2770,11 +3694,18 @@ vErrors.push(err8);
 }
 errors++;
 }
+if(props0 !== true && props2 !== undefined){
+if(props2 === true){
+props0 = true;
 }
-if(data.status !== undefined){
-let data1 = data.status;
-if(typeof data1 !== "string"){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+props0 = props0 || {};
+Object.assign(props0, props2);
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.stepType === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepType"},message:"must have required property '"+"stepType"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2783,8 +3714,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((((((data1 === "PENDING") || (data1 === "READY")) || (data1 === "RUNNING")) || (data1 === "SUCCEEDED")) || (data1 === "FAILED")) || (data1 === "SKIPPED")) || (data1 === "CANCELLED"))){
-const err10 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema72.enum},message:"must be equal to one of the allowed values"};
+if(data.status === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2793,11 +3724,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.timeframe !== undefined){
-let data2 = data.timeframe;
-if(typeof data2 !== "string"){
-const err11 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dependsOn === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "dependsOn"},message:"must have required property '"+"dependsOn"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2806,8 +3734,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(((((data2 === "1h") || (data2 === "4h")) || (data2 === "1d")) || (data2 === "1w")) || (data2 === "1M"))){
-const err12 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(data.inputs === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2816,16 +3744,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.dependsOn !== undefined){
-let data3 = data.dependsOn;
-if(Array.isArray(data3)){
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
-if(typeof data4 === "string"){
-if(data4.length > 200){
-const err13 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.outputs === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputs"},message:"must have required property '"+"outputs"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2834,8 +3754,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern5.test(data4)){
-const err14 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(data.createdAt === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2844,9 +3764,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.attempt === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt"},message:"must have required property '"+"attempt"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2855,15 +3774,28 @@ vErrors.push(err15);
 }
 errors++;
 }
+if(props0 !== true){
+props0 = props0 || {};
+props0.stepType = true;
+props0.status = true;
+props0.timeframe = true;
+props0.dependsOn = true;
+props0.inputs = true;
+props0.outputs = true;
+props0.error = true;
+props0.createdAt = true;
+props0.readyAt = true;
+props0.finishedAt = true;
+props0.attempt = true;
+props0.lease = true;
+props0.progress = true;
+props0.deadlineAt = true;
+props0.maxAttempts = true;
 }
-let i1 = data3.length;
-let j0;
-if(i1 > 1){
-outer0:
-for(;i1--;){
-for(j0 = i1; j0--;){
-if(func0(data3[i1], data3[j0])){
-const err16 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(data.stepType !== undefined){
+let data6 = data.stepType;
+if(typeof data6 !== "string"){
+const err16 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2871,14 +3803,9 @@ else {
 vErrors.push(err16);
 }
 errors++;
-break outer0;
 }
-}
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!((((((((data6 === "OHLCV_EXPORT") || (data6 === "CHART_EXPORT")) || (data6 === "LLM_REPORT")) || (data6 === "LLM_RECOMMENDATION")) || (data6 === "ACCOUNT_EXPORT")) || (data6 === "INDICATORS_ON_DEMAND")) || (data6 === "NEWS_EXPORT")) || (data6 === "BACKTEST"))){
+const err17 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2888,10 +3815,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.inputs !== undefined){
-let data5 = data.inputs;
-if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
-const err18 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.status !== undefined){
+let data7 = data.status;
+if(typeof data7 !== "string"){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2900,24 +3827,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.outputs !== undefined){
-if(!(validate36(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
-errors = vErrors.length;
-}
-}
-if(data.error !== undefined){
-if(!(validate21(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-}
-if(data.createdAt !== undefined){
-let data8 = data.createdAt;
-if(typeof data8 === "string"){
-if(!pattern17.test(data8)){
-const err19 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(!(((((((data7 === "PENDING") || (data7 === "READY")) || (data7 === "RUNNING")) || (data7 === "SUCCEEDED")) || (data7 === "FAILED")) || (data7 === "SKIPPED")) || (data7 === "CANCELLED"))){
+const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema84.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2927,8 +3838,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.timeframe !== undefined){
+let data8 = data.timeframe;
+if(typeof data8 !== "string"){
+const err20 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2937,12 +3850,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.readyAt !== undefined){
-let data9 = data.readyAt;
-if(typeof data9 === "string"){
-if(!pattern17.test(data9)){
-const err21 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(!(((((data8 === "1h") || (data8 === "4h")) || (data8 === "1d")) || (data8 === "1w")) || (data8 === "1M"))){
+const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2952,8 +3861,15 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.dependsOn !== undefined){
+let data9 = data.dependsOn;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(typeof data10 === "string"){
+if(data10.length > 200){
+const err22 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2962,12 +3878,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.finishedAt !== undefined){
-let data10 = data.finishedAt;
-if(typeof data10 === "string"){
-if(!pattern17.test(data10)){
-const err23 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(!pattern4.test(data10)){
+const err23 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2978,7 +3890,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2988,10 +3900,14 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.attempt !== undefined){
-let data11 = data.attempt;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err25 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let i1 = data9.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data9[i1], data9[j0])){
+const err25 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2999,10 +3915,14 @@ else {
 vErrors.push(err25);
 }
 errors++;
+break outer0;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err26 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3012,24 +3932,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-if(data.lease !== undefined){
-if(!(validate43(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
-errors = vErrors.length;
-}
-}
-if(data.progress !== undefined){
-if(!(validate45(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-}
-if(data.deadlineAt !== undefined){
-let data14 = data.deadlineAt;
-if(typeof data14 === "string"){
-if(!pattern17.test(data14)){
-const err27 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(data.inputs !== undefined){
+let data11 = data.inputs;
+if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
+const err27 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3039,8 +3945,23 @@ vErrors.push(err27);
 errors++;
 }
 }
-else {
-const err28 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.outputs !== undefined){
+if(!(validate44(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+errors = vErrors.length;
+}
+}
+if(data.error !== undefined){
+if(!(validate21(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+}
+if(data.createdAt !== undefined){
+let data14 = data.createdAt;
+if(typeof data14 === "string"){
+if(!pattern20.test(data14)){
+const err28 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3050,10 +3971,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.maxAttempts !== undefined){
-let data15 = data.maxAttempts;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err29 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3062,9 +3981,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 100 || isNaN(data15)){
-const err30 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+if(data.readyAt !== undefined){
+let data15 = data.readyAt;
+if(typeof data15 === "string"){
+if(!pattern20.test(data15)){
+const err30 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3073,8 +3995,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data15 < 1 || isNaN(data15)){
-const err31 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err31 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3084,10 +4007,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-}
-else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.finishedAt !== undefined){
+let data16 = data.finishedAt;
+if(typeof data16 === "string"){
+if(!pattern20.test(data16)){
+const err32 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3096,17 +4020,138 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate35.errors = vErrors;
+}
+else {
+const err33 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.attempt !== undefined){
+let data17 = data.attempt;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err34 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+const err35 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+if(data.lease !== undefined){
+if(!(validate51(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+}
+if(data.progress !== undefined){
+if(!(validate53(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+if(data.deadlineAt !== undefined){
+let data20 = data.deadlineAt;
+if(typeof data20 === "string"){
+if(!pattern20.test(data20)){
+const err36 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.maxAttempts !== undefined){
+let data21 = data.maxAttempts;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err38 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 100 || isNaN(data21)){
+const err39 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data21 < 1 || isNaN(data21)){
+const err40 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+validate38.errors = vErrors;
+evaluated0.props = props0;
 return errors === 0;
 }
-validate35.evaluated = {"props":{"stepType":true,"status":true,"timeframe":true,"dependsOn":true,"inputs":true,"outputs":true,"error":true,"createdAt":true,"readyAt":true,"finishedAt":true,"attempt":true,"lease":true,"progress":true,"deadlineAt":true,"maxAttempts":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_run.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3252,7 +4297,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern5.test(data1)){
 const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -3287,7 +4332,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern8.test(data2)){
+if(!pattern9.test(data2)){
 const err16 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -3322,7 +4367,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema61.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3335,7 +4380,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern17.test(data4)){
+if(!pattern20.test(data4)){
 const err20 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -3360,7 +4405,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern17.test(data5)){
+if(!pattern20.test(data5)){
 const err22 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -3385,7 +4430,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data6 = data.startedAt;
 if(typeof data6 === "string"){
-if(!pattern17.test(data6)){
+if(!pattern20.test(data6)){
 const err24 = {instancePath:instancePath+"/startedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -3410,7 +4455,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data7 = data.finishedAt;
 if(typeof data7 === "string"){
-if(!pattern17.test(data7)){
+if(!pattern20.test(data7)){
 const err26 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -3468,7 +4513,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((((data9 === "SCHEDULER") || (data9 === "USER")) || (data9 === "SYSTEM")) || (data9 === "DEBUG_HTTP"))){
-const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema61.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema66.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3526,8 +4571,8 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate31(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate34(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
@@ -3604,7 +4649,7 @@ errors++;
 if(data.deadlineAt !== undefined){
 let data14 = data.deadlineAt;
 if(typeof data14 === "string"){
-if(!pattern17.test(data14)){
+if(!pattern20.test(data14)){
 const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -3629,7 +4674,7 @@ errors++;
 if(data.cancelRequestedAt !== undefined){
 let data15 = data.cancelRequestedAt;
 if(typeof data15 === "string"){
-if(!pattern17.test(data15)){
+if(!pattern20.test(data15)){
 const err44 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -3652,8 +4697,8 @@ errors++;
 }
 }
 if(data.progress !== undefined){
-if(!(validate33(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate36(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
@@ -3683,7 +4728,7 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(!pattern5.test(key0)){
+if(!pattern4.test(key0)){
 const err48 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err48];
@@ -3717,8 +4762,8 @@ errors++;
 }
 }
 for(const key1 in data17){
-if(!(validate35(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate38(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
@@ -3751,23 +4796,23 @@ vErrors.push(err52);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmProfile = validate49;
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
-const schema96 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
-const pattern40 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
-const pattern41 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
-const schema94 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const pattern42 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
+export const validateLlmProfile = validate57;
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
+const schema108 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
+const pattern47 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
+const pattern48 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
+const schema106 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const pattern49 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3810,7 +4855,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern42.test(data0)){
+if(!pattern49.test(data0)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3835,7 +4880,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data1 = data.schemaSha256;
 if(typeof data1 === "string"){
-if(!pattern13.test(data1)){
+if(!pattern14.test(data1)){
 const err5 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -3868,17 +4913,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_profile.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3897,7 +4942,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema93.properties, key0))){
+if(!(func1.call(schema105.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3921,7 +4966,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern47.test(data0)){
 const err3 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4162,7 +5207,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern41.test(data8)){
+if(!pattern48.test(data8)){
 const err23 = {instancePath:instancePath+"/responseMimeType",schemaPath:"#/properties/responseMimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[a-z0-9.+\\-]+$"},message:"must match pattern \""+"^[a-z]+/[a-z0-9.+\\-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -4185,8 +5230,8 @@ errors++;
 }
 }
 if(data.structuredOutput !== undefined){
-if(!(validate50(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate58(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -4256,7 +5301,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data14 === "minimal") || (data14 === "low")) || (data14 === "medium")) || (data14 === "high"))){
-const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema96.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema108.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4352,20 +5397,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmPrompt = validate52;
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
-const schema98 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
+export const validateLlmPrompt = validate60;
+const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
+const schema110 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_prompt.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4416,7 +5461,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern42.test(data0)){
+if(!pattern49.test(data0)){
 const err4 = {instancePath:instancePath+"/promptId",schemaPath:"#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4561,7 +5606,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern17.test(data5)){
+if(!pattern20.test(data5)){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -4586,7 +5631,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 if(typeof data6 === "string"){
-if(!pattern17.test(data6)){
+if(!pattern20.test(data6)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -4619,23 +5664,23 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportFile = validate53;
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportInputs"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportInputs":{"title":"LlmReportInputs","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}}}};
-const schema124 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}};
-const schema102 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportInputs"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema109 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100};
-const pattern51 = new RegExp("^llm_report_output_v[1-9][0-9]*$", "u");
-const schema115 = {"title":"LlmReportInputs","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false};
+export const validateLlmReportFile = validate61;
+const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}}}};
+const schema136 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}};
+const schema114 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema121 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100};
+const pattern58 = new RegExp("^llm_report_output_v[1-9][0-9]*$", "u");
+const schema127 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4698,7 +5743,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data0 = data.ohlcvGcsUri;
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
+if(!pattern8.test(data0)){
 const err5 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -4723,7 +5768,7 @@ errors++;
 if(data.chartsManifestGcsUri !== undefined){
 let data1 = data.chartsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern7.test(data1)){
+if(!pattern8.test(data1)){
 const err7 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -4752,7 +5797,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern7.test(data3)){
+if(!pattern8.test(data3)){
 const err9 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -4793,7 +5838,7 @@ const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
+if(!pattern8.test(data5)){
 const err12 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -4838,19 +5883,19 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema120 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const schema121 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
-const pattern61 = new RegExp("^[A-Z][A-Z_]*$", "u");
+const schema132 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const schema133 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
+const pattern68 = new RegExp("^[A-Z][A-Z_]*$", "u");
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4903,7 +5948,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern61.test(data0)){
+if(!pattern68.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -5197,7 +6242,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data10 = data.schemaSha256;
 if(typeof data10 === "string"){
-if(!pattern13.test(data10)){
+if(!pattern14.test(data10)){
 const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -5230,16 +6275,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5358,7 +6403,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema102.properties, key0))){
+if(!(func1.call(schema114.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -5407,7 +6452,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern5.test(data1)){
 const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -5442,7 +6487,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern5.test(data2)){
+if(!pattern4.test(data2)){
 const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -5467,7 +6512,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
+if(!pattern7.test(data3)){
 const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -5502,7 +6547,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5525,7 +6570,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern42.test(data5)){
+if(!pattern49.test(data5)){
 const err25 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -5560,7 +6605,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern51.test(data6)){
+if(!pattern58.test(data6)){
 const err28 = {instancePath:instancePath+"/schemaId",schemaPath:"llm_schema.schema.json#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -5630,7 +6675,7 @@ vErrors.push(err33);
 errors++;
 }
 if(!(((data8 === "gemini") || (data8 === "vertex")) || (data8 === "offline"))){
-const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema102.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema114.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -5641,21 +6686,21 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-if(!(validate56(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate64(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 }
 if(data.llm !== undefined){
-if(!(validate58(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate66(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 }
 if(data.generatedAt !== undefined){
 let data11 = data.generatedAt;
 if(typeof data11 === "string"){
-if(!pattern17.test(data11)){
+if(!pattern20.test(data11)){
 const err35 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -5688,17 +6733,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5739,8 +6784,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate54(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate62(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -5853,22 +6898,24 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmSchema = validate55;
-const schema108 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
-const schema110 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
-const schema111 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
-const pattern52 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+export const validateLlmReportInputs = validate42;
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const validateLlmSchema = validate63;
+const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
+const schema122 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
+const schema123 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
+const pattern59 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_schema.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5931,7 +6978,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern51.test(data1)){
+if(!pattern58.test(data1)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -6419,7 +7466,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.schemaId !== undefined){
 let data18 = data.schemaId;
 if(typeof data18 === "string"){
-if(!pattern52.test(data18)){
+if(!pattern59.test(data18)){
 const err37 = {instancePath:instancePath+"/schemaId",schemaPath:"#/allOf/1/then/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -6522,7 +7569,7 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(!pattern42.test(data19)){
+if(!pattern49.test(data19)){
 const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -6557,7 +7604,7 @@ vErrors.push(err46);
 errors++;
 }
 if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
-const err47 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"};
+const err47 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema123.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -6608,7 +7655,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data23 = data.createdAt;
 if(typeof data23 === "string"){
-if(!pattern17.test(data23)){
+if(!pattern20.test(data23)){
 const err51 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err51];
@@ -6633,7 +7680,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data24 = data.updatedAt;
 if(typeof data24 === "string"){
-if(!pattern17.test(data24)){
+if(!pattern20.test(data24)){
 const err53 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err53];
@@ -6666,22 +7713,22 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate63.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate55.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate63.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateOhlcvExport = validate61;
-const schema125 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema130 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern67 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
-const pattern68 = new RegExp("^[a-z0-9]+$", "u");
+export const validateOhlcvExport = validate69;
+const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema142 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern74 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+const pattern75 = new RegExp("^[a-z0-9]+$", "u");
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6848,7 +7895,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema130.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema142.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6871,7 +7918,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern67.test(data3)){
+if(!pattern74.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -6906,7 +7953,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern68.test(data4)){
+if(!pattern75.test(data4)){
 const err13 = {instancePath:instancePath+"/exchange",schemaPath:"#/properties/exchange/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]+$"},message:"must match pattern \""+"^[a-z0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -6976,7 +8023,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data6 === "1h") || (data6 === "4h")) || (data6 === "1d")) || (data6 === "1w")) || (data6 === "1M"))){
-const err19 = {instancePath:instancePath+"/sourceTimeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/sourceTimeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6999,7 +8046,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema130.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema142.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -7020,18 +8067,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate70.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate62.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate70.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema132 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema144 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7074,7 +8121,7 @@ errors++;
 if(data.from !== undefined){
 let data0 = data.from;
 if(typeof data0 === "string"){
-if(!pattern17.test(data0)){
+if(!pattern20.test(data0)){
 const err3 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -7099,7 +8146,7 @@ errors++;
 if(data.to !== undefined){
 let data1 = data.to;
 if(typeof data1 === "string"){
-if(!pattern17.test(data1)){
+if(!pattern20.test(data1)){
 const err5 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -7132,17 +8179,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema135 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema147 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7225,7 +8272,7 @@ errors++;
 if(data.openTime !== undefined){
 let data0 = data.openTime;
 if(typeof data0 === "string"){
-if(!pattern17.test(data0)){
+if(!pattern20.test(data0)){
 const err7 = {instancePath:instancePath+"/openTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7395,17 +8442,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7514,7 +8561,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema125.properties, key0))){
+if(!(func1.call(schema137.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -7563,7 +8610,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern5.test(data1)){
 const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -7598,7 +8645,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern5.test(data2)){
+if(!pattern4.test(data2)){
 const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -7623,7 +8670,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
+if(!pattern7.test(data3)){
 const err19 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -7658,7 +8705,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -7669,14 +8716,14 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate62(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate70(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
 if(data.range !== undefined){
-if(!(validate64(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate72(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
@@ -7695,8 +8742,8 @@ errors++;
 }
 const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate66(data7[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate74(data7[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -7750,7 +8797,7 @@ vErrors.push(err27);
 errors++;
 }
 if(!((data10 === "dropped") || (data10 === "marked"))){
-const err28 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema125.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema137.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -7771,19 +8818,21 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepEvent = validate68;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateOhlcvExportInputs = validate39;
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const validateStepEvent = validate76;
+const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7876,7 +8925,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern5.test(data0)){
 const err8 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -7911,7 +8960,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern5.test(data1)){
+if(!pattern4.test(data1)){
 const err11 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -7946,7 +8995,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7969,7 +9018,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((((data3 === "PENDING") || (data3 === "READY")) || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "SKIPPED")) || (data3 === "CANCELLED"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema72.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema84.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8007,7 +9056,7 @@ errors++;
 if(data.at !== undefined){
 let data5 = data.at;
 if(typeof data5 === "string"){
-if(!pattern17.test(data5)){
+if(!pattern20.test(data5)){
 const err19 = {instancePath:instancePath+"/at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -8063,19 +9112,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate69;
-const schema144 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate77;
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8158,7 +9207,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern5.test(data0)){
 const err7 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8193,7 +9242,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern5.test(data1)){
+if(!pattern4.test(data1)){
 const err10 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -8228,7 +9277,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8266,7 +9315,7 @@ errors++;
 if(data.dispatchedAt !== undefined){
 let data4 = data.dispatchedAt;
 if(typeof data4 === "string"){
-if(!pattern17.test(data4)){
+if(!pattern20.test(data4)){
 const err16 = {instancePath:instancePath+"/dispatchedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -8301,7 +9350,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema144.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema156.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8322,19 +9371,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate70;
-const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern80 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate78;
+const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern87 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8355,7 +9404,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern7.test(data0)){
 const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -8404,7 +9453,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((data2 === "1h") || (data2 === "4h")) || (data2 === "1d")) || (data2 === "1w")) || (data2 === "1M"))){
-const err5 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8457,17 +9506,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"symbol":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"symbol":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8520,7 +9569,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err4 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8543,15 +9592,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate71(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate79(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern80.test(data2)){
+if(!pattern87.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -8609,7 +9658,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data4 === "SCHEDULER") || (data4 === "USER")) || (data4 === "SYSTEM")) || (data4 === "DEBUG_HTTP"))){
-const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema61.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema66.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8712,8 +9761,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -180,7 +180,7 @@ export class FlowCatalogue {
         stepType: spec.stepType,
         status: 'PENDING',
         dependsOn: [...spec.dependsOn],
-        inputs: structuredClone(spec.inputs),
+        inputs: structuredClone({ ...spec.inputs }),
         outputs: {},
         createdAt,
         attempt: 0,

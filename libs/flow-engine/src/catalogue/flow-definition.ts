@@ -1,12 +1,22 @@
-import type { RunScope, StepType, Timeframe } from '@tda/contracts';
+import type { RunScope, StepInputsByType, StepType, Timeframe } from '@tda/contracts';
 
-/** What a flow contributes per step; createRun adds status, attempt, outputs, createdAt. */
-export interface StepSpec {
-  stepType: StepType;
-  timeframe?: Timeframe;
-  dependsOn: string[];
-  inputs: Record<string, unknown>;
-}
+/** The typed inputs of a step type (its contracts/<step_type>_inputs.schema.json). */
+export type StepInputsOf<T extends StepType> = T extends keyof StepInputsByType
+  ? StepInputsByType[T]
+  : Record<string, unknown>;
+
+/**
+ * What a flow contributes per step; createRun adds status, attempt, outputs, createdAt. The
+ * inputs are typed by the step type, so a flow builds exactly what the step's worker validates.
+ */
+export type StepSpec = {
+  [T in StepType]: {
+    stepType: T;
+    timeframe?: Timeframe;
+    dependsOn: string[];
+    inputs: StepInputsOf<T>;
+  };
+}[StepType];
 
 export type StepSpecs = Record<string, StepSpec>;
 

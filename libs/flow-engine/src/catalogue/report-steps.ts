@@ -1,14 +1,21 @@
-import type { RunScope, Timeframe } from '@tda/contracts';
+import type {
+  ChartRequestInput,
+  LlmProfile,
+  LlmReportInputs,
+  RunScope,
+  Timeframe,
+} from '@tda/contracts';
 import { buildStepId, modelVariant } from '../ids';
 import type { StepSpecs } from './flow-definition';
 import { readModelName, readOptionalNumber, readSymbol } from './scope';
 
 /** Defaults of the report flows; a change that alters the built steps needs a new flowKey. */
 export const DEFAULT_CHART_TEMPLATE_ID = 'ctpl_default_v1';
-export const DEFAULT_CHART_REQUESTS: readonly { chartTemplateId: string; kind: string }[] = [
+export const DEFAULT_CHART_REQUESTS: readonly [ChartRequestInput, ...ChartRequestInput[]] = [
   { chartTemplateId: DEFAULT_CHART_TEMPLATE_ID, kind: 'candlestick' },
 ];
 export const DEFAULT_MIN_IMAGES = 1;
+const [firstRequest, ...otherRequests] = DEFAULT_CHART_REQUESTS;
 /** Bars of history per timeframe: about five years of months, two of weeks, half a year of days... */
 export const DEFAULT_LOOKBACK: Readonly<Record<Timeframe, number>> = {
   '1M': 60,
@@ -65,7 +72,7 @@ export function reportScope(settings: ReportSettings, timeframes: Timeframe[]): 
  * The effective LLM request profile (seed 002: authoritative, no worker-side overrides): single
  * candidate, JSON output validated against the llm_report_output_v1 schema.
  */
-export function llmReportProfile(settings: ReportSettings): Record<string, unknown> {
+export function llmReportProfile(settings: ReportSettings): LlmProfile {
   return {
     modelName: settings.modelName,
     temperature: settings.temperature ?? DEFAULT_TEMPERATURE,
@@ -117,7 +124,7 @@ export function addTimeframeCharts(
       ohlcvStepId,
       chartTemplateId: DEFAULT_CHART_TEMPLATE_ID,
       minImages: DEFAULT_MIN_IMAGES,
-      requests: DEFAULT_CHART_REQUESTS.map((r) => ({ ...r })),
+      requests: [{ ...firstRequest }, ...otherRequests.map((r) => ({ ...r }))],
     },
   };
   return { ohlcvStepId, chartsStepId };
@@ -140,13 +147,14 @@ export function addTimeframeReport(
     timeframe,
     variant: [promptId, modelVariant(settings.modelName)],
   });
-  const reportInputs: Record<string, unknown> = {
+  const reportInputs: LlmReportInputs = {
     ohlcvStepId,
     chartsManifestStepId: chartsStepId,
-    llm: { promptId, llmProfile: llmReportProfile(settings) },
+    llm: { promptId, llmProfile: { ...llmReportProfile(settings) } },
   };
-  if (previousReportStepIds.length > 0)
-    reportInputs['previousReportStepIds'] = [...previousReportStepIds];
+  if (previousReportStepIds.length > 0) {
+    reportInputs.previousReportStepIds = [...previousReportStepIds];
+  }
   specs[reportStepId] = {
     stepType: 'LLM_REPORT',
     timeframe,

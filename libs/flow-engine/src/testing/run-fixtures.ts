@@ -13,15 +13,40 @@ export function iso(seconds: number): string {
 
 export type StepOverrides = Partial<FlowStep> & { dependsOn?: string[] };
 
+/**
+ * Inputs that satisfy the step type's inputs schema (flow_run.schema.json selects it by
+ * stepType), naming the first dependencies as the upstream steps. Engine tests do not care what
+ * the inputs say, only that a run built from them is a valid document.
+ */
+export function sampleInputs(
+  stepType: StepType,
+  dependsOn: readonly string[] = [],
+): Record<string, unknown> {
+  const [first = 'ohlcv_export:1d', second = 'charts:1d:ctpl_default_v1'] = dependsOn;
+  switch (stepType) {
+    case 'CHART_EXPORT':
+      return { ohlcvStepId: first, chartTemplateId: 'ctpl_default_v1' };
+    case 'LLM_REPORT':
+      return {
+        ohlcvStepId: first,
+        chartsManifestStepId: second,
+        llm: { promptId: 'prompt_test_v1', llmProfile: { modelName: 'gemini-2.5-flash' } },
+      };
+    default:
+      return {};
+  }
+}
+
 export function makeStep(
   overrides: StepOverrides = {},
   stepType: StepType = 'OHLCV_EXPORT',
 ): FlowStep {
+  const type = overrides.stepType ?? stepType;
   return {
-    stepType,
+    stepType: type,
     status: 'PENDING',
     dependsOn: [],
-    inputs: {},
+    inputs: sampleInputs(type, overrides.dependsOn),
     outputs: {},
     createdAt: T0.toISOString(),
     attempt: 0,

@@ -1,4 +1,5 @@
 import type { FlowRun, FlowStep } from '@tda/contracts';
+import { sampleInputs } from '@tda/flow-engine/testing';
 
 /** The instant every fixture defaults to, so tests that do not care get identical documents. */
 export const FIXTURE_CREATED_AT = '2026-01-15T10:00:00.000Z';
@@ -25,12 +26,13 @@ export function makeRunId({
 
 /** A valid step; READY with no dependencies unless overridden. */
 export function makeStep(overrides: Partial<FlowStep> = {}): FlowStep {
+  const stepType = overrides.stepType ?? 'OHLCV_EXPORT';
   return {
-    stepType: 'OHLCV_EXPORT',
+    stepType,
     status: 'READY',
     timeframe: '1d',
     dependsOn: [],
-    inputs: {},
+    inputs: sampleInputs(stepType, overrides.dependsOn),
     outputs: {},
     createdAt: FIXTURE_CREATED_AT,
     attempt: 0,
