@@ -3,6 +3,7 @@ import { withAdvance, type AdvanceResult } from './advance';
 import { isStorageSafeStepId } from './ids';
 import { FIELD_DELETE, sortedSteps, stepPatch, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
+import { hasStep, stepOf } from './step-lookup';
 import { addMs, timestampMs, toTimestamp } from './time';
 
 /**
@@ -140,9 +141,7 @@ export function decideRetry(
   options: RetryOptions,
 ): RetryDecision {
   const requested = [...new Set(stepIds)].sort();
-  const missing = requested.filter(
-    (id) => !isStorageSafeStepId(id) || !Object.hasOwn(run.steps, id),
-  );
+  const missing = requested.filter((id) => !isStorageSafeStepId(id) || !hasStep(run, id));
   if (missing.length > 0) return { kind: 'not_found', stepIds: missing };
   if (run.cancelRequestedAt !== undefined || run.status === 'CANCELLED') {
     return conflict(
@@ -151,17 +150,17 @@ export function decideRetry(
     );
   }
   const failed = failedStepIds(run);
-  const notFailed = requested.filter((id) => run.steps[id]?.status !== 'FAILED');
+  const notFailed = requested.filter((id) => stepOf(run, id)?.status !== 'FAILED');
   if (notFailed.length > 0) {
     const retriedBefore = notFailed.every((id) => {
-      const step = run.steps[id];
+      const step = stepOf(run, id);
       return step !== undefined && retryHistoryOf(step).length > 0;
     });
     if (retriedBefore && run.status !== 'FAILED' && notFailed.length === requested.length) {
       return { kind: 'already_retried', stepIds: requested };
     }
     const [first = ''] = notFailed;
-    const status = run.steps[first]?.status ?? 'PENDING';
+    const status = stepOf(run, first)?.status ?? 'PENDING';
     return conflict(
       { kind: 'step_not_failed', stepId: first, status, failedStepIds: failed },
       `step ${first} is ${status}, not FAILED; only a FAILED step can be retried`,
