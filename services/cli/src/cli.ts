@@ -34,6 +34,33 @@ function parseLimit(value: string): number {
   return n;
 }
 
+/** `value` as one POSIX shell word: as it is when that is safe, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The flags of `tda list` that select runs; a next page must repeat them (same query, next cursor). */
+const LIST_FILTER_FLAGS = ['status', 'flow', 'owner', 'limit'] as const;
+
+/**
+ * The command printed for the next page: every filter flag given on this command line (in a
+ * fixed order) plus the cursor. The cursor continues one query: without the filters the next
+ * page would be a different listing.
+ */
+function nextPageCommand(
+  opts: Record<string, unknown>,
+  given: (flag: string) => boolean,
+  cursor: string,
+): string {
+  const words = ['tda', 'list'];
+  for (const flag of LIST_FILTER_FLAGS) {
+    const value = opts[flag];
+    if (value !== undefined && given(flag)) words.push(`--${flag}`, shellWord(String(value)));
+  }
+  words.push('--cursor', shellWord(cursor));
+  return words.join(' ');
+}
+
 /** The exit code one invocation decided (not the global process.exitCode: tests run many). */
 export interface CliOutcome {
   exitCode: number;
@@ -135,7 +162,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .option('--limit <n>', 'page size (1..100)', parseLimit, 20)
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
     .option('--json', 'print the page as JSON')
-    .action(async (opts: Record<string, string | number | boolean | undefined>) => {
+    .action(async (opts: Record<string, string | number | boolean | undefined>, cmd: Command) => {
       const page = await client().listRuns({
         limit: Number(opts['limit']),
         ...(typeof opts['status'] === 'string' ? { status: opts['status'] } : {}),
@@ -157,7 +184,11 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
           `${run.runId}  ${run.status.padEnd(9)}  ${run.flowKey}  ${done}  ${run.createdAt}`,
         );
       }
-      if (page.nextCursor !== null) print(io, `next page: tda list --cursor ${page.nextCursor}`);
+      if (page.nextCursor !== null) {
+        // A default (--limit 20) is not repeated: the next page gets it anyway.
+        const given = (flag: string): boolean => cmd.getOptionValueSource(flag) === 'cli';
+        print(io, `next page: ${nextPageCommand(opts, given, page.nextCursor)}`);
+      }
     });
 
   program
