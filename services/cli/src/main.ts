@@ -1,5 +1,9 @@
 import { resolveApiTarget } from './cli-config';
 import { runCli } from './cli';
+import { exitQuietlyWhenStdoutCloses } from './closed-stdout';
+
+// Once for every command: `tda … | head` must not end in an EPIPE stack trace.
+exitQuietlyWhenStdoutCloses(process.stdout, (code) => process.exit(code));
 
 void runCli(process.argv.slice(2), {
   stdout: process.stdout,
