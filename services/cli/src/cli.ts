@@ -5,6 +5,8 @@ import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
+import { CliError } from './cli-error';
+import { assertGoogleCredentials, type CredentialsLookup } from './google-credentials';
 import { runInfraApply, type InfraApplyFlags } from './infra-command';
 import { runInfraRender, type InfraRenderFlags } from './infra-render';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
@@ -22,6 +24,8 @@ export interface CliIo {
   env?: EnvSource;
   /** Where `tda infra` looks for deploy/ (default: the CLI's directory, then the cwd). */
   deploySearchFrom?: readonly string[];
+  /** How `tda llm seed` finds Google credentials (default: Application Default Credentials). */
+  findCredentials?: CredentialsLookup;
 }
 
 function print(io: CliIo, lines: string[] | string): void {
@@ -343,6 +347,9 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
             : `emulator ${target.emulatorHost}`
         })`,
       );
+      if (target.emulatorHost === undefined) {
+        await assertGoogleCredentials(`Firestore project ${target.projectId}`, io.findCredentials);
+      }
       const firestore = createFirestore(target);
       try {
         const dryRun = opts.dryRun === true;
@@ -476,6 +483,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       );
       if (error.details !== undefined)
         io.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
+      return 1;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`error ${error.code}: ${error.message}\n`);
       return 1;
     }
     io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

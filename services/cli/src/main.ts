@@ -11,4 +11,7 @@ void runCli(process.argv.slice(2), {
   target: () => resolveApiTarget(),
 }).then((code) => {
   process.exitCode = code;
+  // A failed command leaves nothing worth waiting for, but may leave a client's request pending
+  // (a credential lookup on a metadata server that never answers): do not wait for it.
+  if (code !== 0) process.exit(code);
 });
