@@ -233,15 +233,26 @@ export function decideRetry(
 }
 
 /**
- * A run deadline as long as the original one (deadlineAt - createdAt), counted from the retry:
+ * The length of the run's deadline window as triggered (`deadlineSeconds`, or the default then):
+ * deadlineAt - createdAt, or for a retried run deadlineAt - the latest `retriedAt` (each retry
+ * renews the deadline for that same length from the retry). Undefined without a (usable) deadline.
+ */
+export function runDeadlineWindowMs(run: FlowRun): number | undefined {
+  const deadline = timestampMs(run.deadlineAt);
+  const latestRetry = runRetryHistoryOf(run).at(-1)?.retriedAt;
+  const start = timestampMs(latestRetry ?? run.createdAt);
+  if (deadline === undefined || start === undefined || deadline <= start) return undefined;
+  return deadline - start;
+}
+
+/**
+ * A run deadline as long as the original one (runDeadlineWindowMs), counted from the retry:
  * the retry is a new execution, and a run that failed by RUN_TIMEOUT would otherwise time out
  * again at once. Undefined when the run has no (usable) deadline.
  */
 export function renewedDeadline(run: FlowRun, now: Date): string | undefined {
-  const deadline = timestampMs(run.deadlineAt);
-  const created = timestampMs(run.createdAt);
-  if (deadline === undefined || created === undefined || deadline <= created) return undefined;
-  return addMs(now, deadline - created);
+  const window = runDeadlineWindowMs(run);
+  return window === undefined ? undefined : addMs(now, window);
 }
 
 function conflict(reason: RetryConflict, message: string): RetryDecision {
