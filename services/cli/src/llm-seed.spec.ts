@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PROMPTS, DEFAULT_SCHEMAS, InMemoryPromptRegistry } from '@tda/llm';
@@ -152,6 +152,7 @@ describe('tda llm seed', () => {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((done) => child.on('close', done));
+    rmSync(home, { recursive: true, force: true });
     expect({ code, stdout }).toEqual({
       code: 1,
       stdout: 'Firestore project x (Google Cloud, Application Default Credentials)\n',
