@@ -20,6 +20,14 @@ const projects = readdirSync(join(root, 'services'), { withFileTypes: true })
   }));
 const deployable = projects.filter((p) => p.project.tags?.includes('type:service'));
 
+/** The Node every npm script runs on: the exact version of the `node` devDependency. */
+const pinnedNode = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  }
+).devDependencies['node'];
+const BASE_IMAGE = `node:${pinnedNode ?? '<no node devDependency>'}-bookworm-slim`;
+
 function dockerfile(dir: string): string {
   return readFileSync(join(dir, 'Dockerfile'), 'utf8');
 }
@@ -62,10 +70,10 @@ describe('service images (services/<project>/Dockerfile)', () => {
     if (first === undefined) throw new Error('no deployable service');
     const lines = instructions(dockerfile(first.dir));
     expect(lines.filter((l) => l.startsWith('FROM '))).toEqual([
-      'FROM node:24-bookworm-slim AS builder',
-      'FROM node:24-bookworm-slim',
+      `FROM ${BASE_IMAGE} AS builder`,
+      `FROM ${BASE_IMAGE}`,
     ]);
-    const runtime = lines.slice(lines.lastIndexOf('FROM node:24-bookworm-slim'));
+    const runtime = lines.slice(lines.lastIndexOf(`FROM ${BASE_IMAGE}`));
     expect(runtime).toContain(
       'ENV NODE_ENV=production PORT=8080 NODE_OPTIONS=--enable-source-maps',
     );
@@ -79,6 +87,27 @@ describe('service images (services/<project>/Dockerfile)', () => {
     expect(runtime).toContain('EXPOSE 8080');
     expect(runtime.find((l) => l.startsWith('HEALTHCHECK '))).toMatch(/\/healthz/);
     expect(runtime.at(-1)).toBe('CMD ["node", "main.js"]');
+  });
+
+  it('build and run on exactly the Node the workspace pins (the `node` devDependency)', () => {
+    // A floating tag (node:24-bookworm-slim) moves under the pinned patch version: the images
+    // would run another Node than the one every test ran on.
+    expect(pinnedNode).toMatch(/^\d+\.\d+\.\d+$/);
+    for (const { dir, project } of deployable) {
+      const bases = instructions(dockerfile(dir))
+        .filter((line) => line.startsWith('FROM '))
+        .map((line) => line.split(/\s+/)[1]);
+      expect(bases.length, project.name).toBeGreaterThan(0);
+      for (const image of bases) {
+        expect({
+          project: project.name,
+          nodeVersion: /^node:([^-]+)-/.exec(image ?? '')?.[1],
+        }).toEqual({
+          project: project.name,
+          nodeVersion: pinnedNode,
+        });
+      }
+    }
   });
 
   it('have a build target that bundles the project, with the chart font declared for the chart worker', () => {

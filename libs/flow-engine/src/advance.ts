@@ -10,6 +10,7 @@ import {
   type ProgressCounters,
   type TerminalCause,
 } from './run-status';
+import { stepOf } from './step-lookup';
 import { toTimestamp } from './time';
 
 /** Why advance ended a run: a terminal cause of the step statuses, or an unusable graph. */
@@ -157,7 +158,7 @@ function runErrorFor(run: FlowRun, termination: UnsuccessfulTermination): ErrorI
         retryable: false,
       };
     case 'step_failed': {
-      const stepError = run.steps[termination.stepId]?.error;
+      const stepError = stepOf(run, termination.stepId)?.error;
       const suffix = stepError?.message ? `: ${stepError.message}` : '';
       return {
         code: stepError?.code ?? 'INTERNAL_ERROR',

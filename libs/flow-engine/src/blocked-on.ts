@@ -4,6 +4,7 @@ import { ancestorsOf } from './dag';
 import { StepNotFoundError } from './errors';
 import type { DependencyState } from './executable';
 import { isTerminalRunStatus, isTerminalStepStatus } from './run-status';
+import { hasStep, stepOf } from './step-lookup';
 import { isAtOrBefore, timestampMs } from './time';
 
 export type BlockedReason =
@@ -102,7 +103,7 @@ export function blockedOn(
   now?: Date,
   options: BlockedOnOptions = {},
 ): BlockedOnExplanation {
-  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = stepOf(run, stepId);
   if (step === undefined) throw new StepNotFoundError(run.runId, stepId);
   const reasons: BlockedReason[] = [];
 
@@ -143,7 +144,7 @@ function queuedReason(run: FlowRun, entry: QueueEntry | undefined): BlockedReaso
 }
 
 function stepReasons(run: FlowRun, stepId: string, now: Date | undefined): BlockedReason[] {
-  const step = run.steps[stepId];
+  const step = stepOf(run, stepId);
   if (step === undefined) return [];
   switch (step.status) {
     case 'PENDING':
@@ -181,14 +182,14 @@ function stepReasons(run: FlowRun, stepId: string, now: Date | undefined): Block
 }
 
 function pendingReasons(run: FlowRun, stepId: string): BlockedReason[] {
-  const step = run.steps[stepId];
+  const step = stepOf(run, stepId);
   if (step === undefined) return [];
   const reasons: BlockedReason[] = [];
-  const unknown = step.dependsOn.filter((d) => !Object.hasOwn(run.steps, d));
+  const unknown = step.dependsOn.filter((d) => !hasStep(run, d));
   if (unknown.length > 0) reasons.push({ kind: 'unknown_dependency', dependencies: unknown });
   const waiting: DependencyState[] = [];
   for (const dep of [...step.dependsOn].sort()) {
-    const status = run.steps[dep]?.status;
+    const status = stepOf(run, dep)?.status;
     if (status === undefined || status === 'SUCCEEDED') continue;
     if (status === 'FAILED' || status === 'CANCELLED') {
       reasons.push({ kind: 'dependency_failed', stepId: dep, status });
@@ -197,13 +198,13 @@ function pendingReasons(run: FlowRun, stepId: string): BlockedReason[] {
   }
   if (waiting.length > 0) {
     const frontier = [...ancestorsOf(run.steps, stepId)].sort().flatMap((id): DependencyState[] => {
-      const ancestor = run.steps[id];
+      const ancestor = stepOf(run, id);
       if (ancestor === undefined) return [];
       const active =
         ancestor.status === 'READY' ||
         ancestor.status === 'RUNNING' ||
         (ancestor.status === 'PENDING' &&
-          ancestor.dependsOn.every((d) => run.steps[d]?.status === 'SUCCEEDED'));
+          ancestor.dependsOn.every((d) => stepOf(run, d)?.status === 'SUCCEEDED'));
       return active ? [{ stepId: id, status: ancestor.status }] : [];
     });
     reasons.push({ kind: 'waiting_for_dependencies', dependencies: waiting, frontier });

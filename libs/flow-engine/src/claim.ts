@@ -2,6 +2,7 @@ import type { ErrorInfo, FlowRun, StepLease, StepType } from '@tda/contracts';
 import { errorInfo, InvalidRequestError } from './errors';
 import { isExecutable, type NotExecutableReason } from './executable';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
+import { stepOf } from './step-lookup';
 import { assertMaxAttemptsOption } from './step-policy';
 import { addMs, toTimestamp } from './time';
 
@@ -102,7 +103,7 @@ export function decideClaim(run: FlowRun, stepId: string, options: ClaimOptions)
         };
       }
       case 'not_ready': {
-        const step = run.steps[stepId];
+        const step = stepOf(run, stepId);
         if (reason.status === 'RUNNING' && step !== undefined) {
           const running: ClaimNoopReason = { kind: 'already_running', attempt: step.attempt };
           if (step.lease !== undefined) running.leaseOwner = step.lease.owner;

@@ -1,5 +1,6 @@
 import { FlowRunInvalidError } from './errors';
 import { isStorageSafeStepId, stepIdTimeframe } from './ids';
+import { ownStep } from './step-lookup';
 
 /** The part of a step the graph rules look at (a FlowStep satisfies it). */
 export interface GraphStep {
@@ -180,12 +181,12 @@ export function topologicalOrder(steps: GraphSteps): string[] {
 /** Every step that `stepId` depends on, directly or transitively (unknown ids are skipped). */
 export function ancestorsOf(steps: GraphSteps, stepId: string): Set<string> {
   const seen = new Set<string>();
-  const stack = [...(steps[stepId]?.dependsOn ?? [])];
+  const stack = [...(ownStep(steps, stepId)?.dependsOn ?? [])];
   while (stack.length > 0) {
     const id = stack.pop();
     if (id === undefined || seen.has(id) || !Object.hasOwn(steps, id)) continue;
     seen.add(id);
-    stack.push(...(steps[id]?.dependsOn ?? []));
+    stack.push(...(ownStep(steps, id)?.dependsOn ?? []));
   }
   return seen;
 }

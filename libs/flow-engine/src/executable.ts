@@ -1,6 +1,7 @@
 import type { FlowRun, FlowStep, RunStatus, StepStatus, StepType } from '@tda/contracts';
 import { isStorageSafeStepId } from './ids';
 import { sortedSteps } from './patch';
+import { hasStep, stepOf } from './step-lookup';
 
 export interface DependencyState {
   stepId: string;
@@ -34,7 +35,7 @@ export function isExecutable(run: FlowRun, stepId: string, stepType?: StepType):
     reason,
   });
   if (!isStorageSafeStepId(stepId)) return no({ kind: 'unsafe_step_id' });
-  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = stepOf(run, stepId);
   if (step === undefined) return no({ kind: 'unknown_step' });
   if (stepType !== undefined && step.stepType !== stepType) {
     return no({ kind: 'step_type_mismatch', expected: stepType, actual: step.stepType });
@@ -44,7 +45,7 @@ export function isExecutable(run: FlowRun, stepId: string, stepType?: StepType):
     return no({ kind: 'cancel_requested', cancelRequestedAt: run.cancelRequestedAt });
   }
   if (step.status !== 'READY') return no({ kind: 'not_ready', status: step.status });
-  const unknown = step.dependsOn.filter((dep) => !Object.hasOwn(run.steps, dep));
+  const unknown = step.dependsOn.filter((dep) => !hasStep(run, dep));
   if (unknown.length > 0) return no({ kind: 'unknown_dependency', dependencies: unknown });
   const unmet = unmetDependencies(run, step);
   if (unmet.length > 0) return no({ kind: 'unmet_dependencies', dependencies: unmet });
@@ -57,7 +58,7 @@ export function unmetDependencies(
   step: Pick<FlowStep, 'dependsOn'>,
 ): DependencyState[] {
   return step.dependsOn.flatMap((dep) => {
-    const status = run.steps[dep]?.status;
+    const status = stepOf(run, dep)?.status;
     return status === undefined || status === 'SUCCEEDED' ? [] : [{ stepId: dep, status }];
   });
 }

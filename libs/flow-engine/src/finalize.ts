@@ -3,6 +3,7 @@ import { errorInfo, InvalidRequestError } from './errors';
 import { isStorageSafeStepId } from './ids';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
 import { isTerminalStepStatus } from './run-status';
+import { stepOf } from './step-lookup';
 import { timestampMs, toTimestamp } from './time';
 
 export type FinalizeOutcome =
@@ -90,7 +91,7 @@ export function decideFinalize(
       error: errorInfo('FLOW_RUN_INVALID', `stepId '${stepId}' is not storage-safe`, { stepId }),
     };
   }
-  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = stepOf(run, stepId);
   if (step === undefined) return { kind: 'noop', stepId, reason: { kind: 'unknown_step' } };
   if (isTerminalStepStatus(step.status)) {
     return { kind: 'noop', stepId, reason: { kind: 'already_final', status: step.status } };

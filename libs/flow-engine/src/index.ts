@@ -2,6 +2,7 @@ export * from './patch';
 export * from './errors';
 export * from './ids';
 export * from './dag';
+export * from './step-lookup';
 export * from './run-status';
 export * from './advance';
 export * from './cancel';

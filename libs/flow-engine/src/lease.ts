@@ -4,6 +4,7 @@ import { errorInfo, InvalidRequestError } from './errors';
 import { isStorageSafeStepId } from './ids';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
+import { stepOf } from './step-lookup';
 import { addMs, isAtOrBefore, toTimestamp } from './time';
 
 export interface HeartbeatOptions {
@@ -52,7 +53,7 @@ export function decideHeartbeat(
       error: errorInfo('FLOW_RUN_INVALID', `stepId '${stepId}' is not storage-safe`, { stepId }),
     };
   }
-  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = stepOf(run, stepId);
   if (step === undefined) return { kind: 'lease_lost', stepId, reason: 'unknown_step' };
   if (step.status !== 'RUNNING') {
     return { kind: 'lease_lost', stepId, reason: 'not_running', status: step.status };
@@ -111,8 +112,7 @@ export function decideLeaseExpiry(
     });
   }
   const ts = toTimestamp(options.now);
-  const step =
-    isStorageSafeStepId(stepId) && Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = isStorageSafeStepId(stepId) ? stepOf(run, stepId) : undefined;
   if (step === undefined) return { kind: 'none', stepId, reason: 'unknown_step' };
   if (step.status !== 'RUNNING') return { kind: 'none', stepId, reason: 'not_running' };
   if (step.lease !== undefined && !isAtOrBefore(step.lease.expiresAt, options.now)) {

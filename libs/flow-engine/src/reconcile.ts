@@ -4,6 +4,7 @@ import { InvalidRequestError } from './errors';
 import { decideLeaseExpiry, type LeaseExpiryDecision } from './lease';
 import { applyPatch, isEmptyPatch, mergePatches, sortedSteps, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
+import { stepOf } from './step-lookup';
 import {
   assertMaxAttemptsOption,
   DEFAULT_STEP_POLICIES,
@@ -112,7 +113,7 @@ export function decideRunningStep(
     graceMs: options.stepTimeoutGraceMs ?? STEP_TIMEOUT_GRACE_MS,
   });
   if (timeout.kind !== 'none') return { ...timeout, cause: 'step_timeout' };
-  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = stepOf(run, stepId);
   if (step === undefined) return { kind: 'none' };
   const expiry = decideLeaseExpiry(run, stepId, {
     now: options.now,

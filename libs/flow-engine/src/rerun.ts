@@ -10,6 +10,7 @@ import { FlowRunInvalidError } from './errors';
 import { isStorageSafeStepId, isValidRunId } from './ids';
 import { sortedSteps } from './patch';
 import { computeProgress } from './run-status';
+import { hasStep, stepOf } from './step-lookup';
 import { addMs, toTimestamp } from './time';
 
 /** `outputs.execution.reusedFrom` of a step a rerun copied instead of executing. */
@@ -80,7 +81,7 @@ export function reusedFromOf(step: FlowStep | undefined): ReusedFrom | undefined
  * consuming run's id.
  */
 export function producingRunId(run: FlowRun, stepId: string): string {
-  return reusedFromOf(run.steps[stepId])?.runId ?? run.runId;
+  return reusedFromOf(stepOf(run, stepId))?.runId ?? run.runId;
 }
 
 /**
@@ -97,7 +98,7 @@ export function producingRunId(run: FlowRun, stepId: string): string {
  */
 export function buildRerun(source: FlowRun, options: RerunOptions): RerunDecision {
   const { fromStepId } = options;
-  if (!isStorageSafeStepId(fromStepId) || !Object.hasOwn(source.steps, fromStepId)) {
+  if (!isStorageSafeStepId(fromStepId) || !hasStep(source, fromStepId)) {
     return { kind: 'step_not_found', stepId: fromStepId };
   }
   const rerunSet = downstreamOf(source.steps, fromStepId);

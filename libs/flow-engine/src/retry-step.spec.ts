@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { advance } from './advance';
 import { requestCancel } from './cancel';
 import { applyPatch, isEmptyPatch, stepPath } from './patch';
-import { decideRetry, failedStepIds, renewedDeadline, type StepRetryRecord } from './retry-step';
+import {
+  decideRetry,
+  failedStepIds,
+  renewedDeadline,
+  runDeadlineWindowMs,
+  type StepRetryRecord,
+} from './retry-step';
 import { at, iso, makeRun, statusesOf } from './testing/run-fixtures';
 
 /** Flow-1 shaped: two OHLCV → charts → report chains, the week report reads the month report. */
@@ -248,5 +254,35 @@ describe('renewedDeadline', () => {
     const run = makeRun({ a: {} }, { deadlineAt: iso(600) });
     expect(renewedDeadline(run, at(1000))).toBe(iso(1600));
     expect(renewedDeadline(makeRun({ a: {} }), at(1000))).toBeUndefined();
+  });
+
+  it('a second retry keeps the original window too (counted from the latest retry)', () => {
+    const retried = makeRun(
+      { a: {} },
+      {
+        deadlineAt: iso(1600),
+        retryHistory: [{ retriedAt: iso(1000), stepIds: ['a'], reopened: [] }],
+      },
+    );
+    expect(runDeadlineWindowMs(retried)).toBe(600_000);
+    expect(renewedDeadline(retried, at(5000))).toBe(iso(5600));
+  });
+});
+
+describe('runDeadlineWindowMs', () => {
+  it('is deadlineAt - createdAt, or - the latest retriedAt; undefined without a deadline', () => {
+    expect(runDeadlineWindowMs(makeRun({ a: {} }, { deadlineAt: iso(600) }))).toBe(600_000);
+    expect(runDeadlineWindowMs(makeRun({ a: {} }))).toBeUndefined();
+    const twice = makeRun(
+      { a: {} },
+      {
+        deadlineAt: iso(3600),
+        retryHistory: [
+          { retriedAt: iso(1000), stepIds: ['a'], reopened: [] },
+          { retriedAt: iso(3000), stepIds: ['a'], reopened: [] },
+        ],
+      },
+    );
+    expect(runDeadlineWindowMs(twice)).toBe(600_000);
   });
 });

@@ -3,6 +3,7 @@ import { withAdvance, type AdvanceResult } from './advance';
 import { isStorageSafeStepId } from './ids';
 import { FIELD_DELETE, sortedSteps, stepPatch, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
+import { hasStep, stepOf } from './step-lookup';
 import { addMs, timestampMs, toTimestamp } from './time';
 
 /**
@@ -140,9 +141,7 @@ export function decideRetry(
   options: RetryOptions,
 ): RetryDecision {
   const requested = [...new Set(stepIds)].sort();
-  const missing = requested.filter(
-    (id) => !isStorageSafeStepId(id) || !Object.hasOwn(run.steps, id),
-  );
+  const missing = requested.filter((id) => !isStorageSafeStepId(id) || !hasStep(run, id));
   if (missing.length > 0) return { kind: 'not_found', stepIds: missing };
   if (run.cancelRequestedAt !== undefined || run.status === 'CANCELLED') {
     return conflict(
@@ -151,17 +150,17 @@ export function decideRetry(
     );
   }
   const failed = failedStepIds(run);
-  const notFailed = requested.filter((id) => run.steps[id]?.status !== 'FAILED');
+  const notFailed = requested.filter((id) => stepOf(run, id)?.status !== 'FAILED');
   if (notFailed.length > 0) {
     const retriedBefore = notFailed.every((id) => {
-      const step = run.steps[id];
+      const step = stepOf(run, id);
       return step !== undefined && retryHistoryOf(step).length > 0;
     });
     if (retriedBefore && run.status !== 'FAILED' && notFailed.length === requested.length) {
       return { kind: 'already_retried', stepIds: requested };
     }
     const [first = ''] = notFailed;
-    const status = run.steps[first]?.status ?? 'PENDING';
+    const status = stepOf(run, first)?.status ?? 'PENDING';
     return conflict(
       { kind: 'step_not_failed', stepId: first, status, failedStepIds: failed },
       `step ${first} is ${status}, not FAILED; only a FAILED step can be retried`,
@@ -234,15 +233,26 @@ export function decideRetry(
 }
 
 /**
- * A run deadline as long as the original one (deadlineAt - createdAt), counted from the retry:
+ * The length of the run's deadline window as triggered (`deadlineSeconds`, or the default then):
+ * deadlineAt - createdAt, or for a retried run deadlineAt - the latest `retriedAt` (each retry
+ * renews the deadline for that same length from the retry). Undefined without a (usable) deadline.
+ */
+export function runDeadlineWindowMs(run: FlowRun): number | undefined {
+  const deadline = timestampMs(run.deadlineAt);
+  const latestRetry = runRetryHistoryOf(run).at(-1)?.retriedAt;
+  const start = timestampMs(latestRetry ?? run.createdAt);
+  if (deadline === undefined || start === undefined || deadline <= start) return undefined;
+  return deadline - start;
+}
+
+/**
+ * A run deadline as long as the original one (runDeadlineWindowMs), counted from the retry:
  * the retry is a new execution, and a run that failed by RUN_TIMEOUT would otherwise time out
  * again at once. Undefined when the run has no (usable) deadline.
  */
 export function renewedDeadline(run: FlowRun, now: Date): string | undefined {
-  const deadline = timestampMs(run.deadlineAt);
-  const created = timestampMs(run.createdAt);
-  if (deadline === undefined || created === undefined || deadline <= created) return undefined;
-  return addMs(now, deadline - created);
+  const window = runDeadlineWindowMs(run);
+  return window === undefined ? undefined : addMs(now, window);
 }
 
 function conflict(reason: RetryConflict, message: string): RetryDecision {

@@ -3,6 +3,7 @@ import { withAdvance, type AdvanceResult } from './advance';
 import { isStorageSafeStepId } from './ids';
 import { stepPath, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
+import { stepOf } from './step-lookup';
 import { toTimestamp } from './time';
 
 export interface SkipOptions {
@@ -26,8 +27,7 @@ export type SkipDecision =
  * SUCCEEDED/SKIPPED succeeds). A step a worker already claimed cannot be skipped.
  */
 export function decideSkip(run: FlowRun, stepId: string, options: SkipOptions): SkipDecision {
-  const step =
-    isStorageSafeStepId(stepId) && Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = isStorageSafeStepId(stepId) ? stepOf(run, stepId) : undefined;
   if (step === undefined) return { kind: 'noop', stepId, reason: 'unknown_step' };
   if (isTerminalRunStatus(run.status)) {
     return { kind: 'noop', stepId, reason: 'run_terminal', status: step.status };

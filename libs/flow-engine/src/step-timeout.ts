@@ -3,6 +3,7 @@ import { errorInfo, InvalidRequestError } from './errors';
 import { isStorageSafeStepId } from './ids';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
+import { stepOf } from './step-lookup';
 import { timestampMs, toTimestamp } from './time';
 
 /**
@@ -60,8 +61,7 @@ export function decideStepTimeout(
   }
   const ts = toTimestamp(options.now);
   const nowMs = options.now.getTime();
-  const step =
-    isStorageSafeStepId(stepId) && Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = isStorageSafeStepId(stepId) ? stepOf(run, stepId) : undefined;
   if (step === undefined) return { kind: 'none', stepId, reason: 'unknown_step' };
   if (step.status !== 'RUNNING') return { kind: 'none', stepId, reason: 'not_running' };
   const deadlineMs = timestampMs(step.deadlineAt);

@@ -2,6 +2,7 @@ import type { FlowRun, FlowStep } from '@tda/contracts';
 import { decideClaim, type ClaimDecision } from './claim';
 import { decideFinalize, type FinalizeDecision, type FinalizeOutcome } from './finalize';
 import { applyPatch, stepPath } from './patch';
+import { stepOf } from './step-lookup';
 import { isAtOrBefore, timestampMs } from './time';
 
 /**
@@ -44,7 +45,7 @@ export function takeoverEligibility(
   stepId: string,
   options: Pick<TakeoverOptions, 'now' | 'owner'>,
 ): TakeoverEligibility {
-  const step = Object.hasOwn(run.steps, stepId) ? run.steps[stepId] : undefined;
+  const step = stepOf(run, stepId);
   if (step === undefined) return { eligible: false, reason: 'unknown_step' };
   if (step.status !== 'RUNNING') return { eligible: false, reason: 'not_running' };
   const { lease } = step;
@@ -111,7 +112,7 @@ export function decideTakeoverFinalize(
     if (eligibility.reason === 'unknown_step') {
       return { kind: 'noop', stepId, reason: { kind: 'unknown_step' } };
     }
-    const step = run.steps[stepId];
+    const step = stepOf(run, stepId);
     if (eligibility.reason === 'not_running' && step !== undefined) {
       return decideFinalize(run, stepId, options);
     }

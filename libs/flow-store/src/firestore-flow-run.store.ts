@@ -5,12 +5,18 @@ import {
   FieldPath,
   FieldValue,
   type Firestore,
+  GrpcStatus,
   type Query,
   Timestamp,
 } from '@google-cloud/firestore';
 import type { FlowRun } from '@tda/contracts';
 import { type RunPatch, applyPatch, isFieldDelete } from '@tda/flow-engine';
-import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
+import {
+  RunAlreadyExistsError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  VersionConflictError,
+} from './flow-store.errors';
 import {
   DEFAULT_FLOW_RUNS_COLLECTION,
   type FlowRunStore,
@@ -36,15 +42,33 @@ export interface FirestoreFlowRunStoreOptions {
   snapshotCacheSize?: number;
 }
 
-/** gRPC status codes the Node client puts on `error.code`. */
-const GRPC_NOT_FOUND = 5;
-const GRPC_ALREADY_EXISTS = 6;
-const GRPC_FAILED_PRECONDITION = 9;
-const GRPC_ABORTED = 10;
-
+/** The gRPC status the Node client puts on `error.code` (numbers: the client's GrpcStatus). */
 function grpcCode(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
   return typeof error.code === 'number' ? error.code : undefined;
+}
+
+/**
+ * The statuses of a Firestore that cannot serve the call now but may in a moment — what Google
+ * documents as "retry with backoff": UNAVAILABLE (outage, network), DEADLINE_EXCEEDED (no answer
+ * in time), RESOURCE_EXHAUSTED (quota, overload), ABORTED (contention; an update's ABORTED is
+ * first read as its precondition failing, see update). Not INTERNAL: grpc-js also reports its
+ * own client-side failures (serialization, protocol) with it, which no retry fixes, so it stays
+ * an unexpected error (500, logged). Everything else (permissions, bad arguments) is not
+ * transient either.
+ */
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+  GrpcStatus.ABORTED,
+]);
+
+/** A client error with a transient status as StoreUnavailableError; anything else unchanged. */
+function withTransientMapped(operation: string, error: unknown): unknown {
+  const code = grpcCode(error);
+  if (code === undefined || !TRANSIENT_STATUSES.has(code)) return error;
+  return new StoreUnavailableError(operation, GrpcStatus[code] ?? String(code), error);
 }
 
 /** The version is the document's update time, exact to the nanosecond: `<seconds>.<nanos:9>`. */
@@ -86,25 +110,57 @@ export class FirestoreFlowRunStore implements FlowRunStore {
     this.cacheSize = Math.max(0, options.snapshotCacheSize ?? 256);
   }
 
-  async create(run: FlowRun): Promise<VersionedRun> {
+  create(run: FlowRun): Promise<VersionedRun> {
+    return this.guarded('create', () => this.createDocument(run));
+  }
+
+  get(runId: string): Promise<VersionedRun | null> {
+    return this.guarded('get', () => this.readDocument(runId));
+  }
+
+  update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
+    return this.guarded('update', () => this.updateDocument(runId, patch, expectedVersion));
+  }
+
+  list(query: RunListQuery): Promise<RunListPage> {
+    return this.guarded('list', () => this.queryDocuments(query));
+  }
+
+  /**
+   * Every call of the port, with Firestore's transient failures as a coded, retryable
+   * StoreUnavailableError: callers (API → 502, message handlers → nack) need no Firestore codes.
+   */
+  private async guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw withTransientMapped(operation, error);
+    }
+  }
+
+  private async createDocument(run: FlowRun): Promise<VersionedRun> {
     const doc = prepareNewRun(run, this.clock());
     try {
       const result = await this.ref(doc.runId).create(doc);
       return this.remember({ run: doc, version: versionOf(result.writeTime) });
     } catch (error) {
-      if (grpcCode(error) === GRPC_ALREADY_EXISTS) throw new RunAlreadyExistsError(doc.runId);
+      if (grpcCode(error) === GrpcStatus.ALREADY_EXISTS) throw new RunAlreadyExistsError(doc.runId);
       throw error;
     }
   }
 
-  async get(runId: string): Promise<VersionedRun | null> {
+  private async readDocument(runId: string): Promise<VersionedRun | null> {
     if (!isRunId(runId)) return null;
     const snapshot = await this.ref(runId).get();
     const versioned = this.fromSnapshot(runId, snapshot);
     return versioned === null ? null : this.remember(versioned);
   }
 
-  async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
+  private async updateDocument(
+    runId: string,
+    patch: RunPatch,
+    expectedVersion: string,
+  ): Promise<VersionedRun> {
     const stored = prepareRunPatch(runId, patch, this.clock());
     if (!isRunId(runId)) throw new RunNotFoundError(runId);
     const ref = this.ref(runId);
@@ -120,9 +176,9 @@ export class FirestoreFlowRunStore implements FlowRunStore {
       writeTime = result.writeTime;
     } catch (error) {
       const code = grpcCode(error);
-      if (code === GRPC_NOT_FOUND) throw new RunNotFoundError(runId);
+      if (code === GrpcStatus.NOT_FOUND) throw new RunNotFoundError(runId);
       // A missing document also fails the update-time precondition; tell the two apart.
-      if (code === GRPC_FAILED_PRECONDITION || code === GRPC_ABORTED) {
+      if (code === GrpcStatus.FAILED_PRECONDITION || code === GrpcStatus.ABORTED) {
         throw await this.explainRejection(ref, runId, expectedVersion);
       }
       throw error;
@@ -145,7 +201,7 @@ export class FirestoreFlowRunStore implements FlowRunStore {
     return this.remember(versioned);
   }
 
-  async list(query: RunListQuery): Promise<RunListPage> {
+  private async queryDocuments(query: RunListQuery): Promise<RunListPage> {
     const { limit, after, filters } = validateListQuery(query);
     let q: Query = this.collection;
     for (const [field, value] of Object.entries(filters)) q = q.where(field, '==', value);

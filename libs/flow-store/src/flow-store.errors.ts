@@ -90,6 +90,28 @@ export class InvalidCursorError extends InvalidListQueryError {
 }
 
 /**
+ * Firestore did not answer, or answered "not now" (a transient gRPC status: unavailable,
+ * deadline exceeded, resource exhausted, aborted). Retryable: the API answers 502, a message
+ * handler nacks and Pub/Sub redelivers. The client's own error is the `cause` (for the logs), not
+ * part of the message: it may name backend internals.
+ */
+export class StoreUnavailableError extends FlowStoreError {
+  constructor(
+    readonly operation: string,
+    readonly grpcStatus: string,
+    cause: unknown,
+  ) {
+    super(
+      'UPSTREAM_UNAVAILABLE',
+      `the run store (Firestore) is unavailable: ${grpcStatus} during ${operation}; retry later`,
+      { operation, grpcStatus },
+      true,
+    );
+    this.cause = cause;
+  }
+}
+
+/**
  * updateWithRetry lost the race `attempts` times in a row. Retryable at the message level: the
  * caller nacks and Pub/Sub redelivers later (DESIGN.md §3).
  */

@@ -5,6 +5,8 @@ import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
+import { CliError } from './cli-error';
+import { assertGoogleCredentials, type CredentialsLookup } from './google-credentials';
 import { runInfraApply, type InfraApplyFlags } from './infra-command';
 import { runInfraRender, type InfraRenderFlags } from './infra-render';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
@@ -22,6 +24,8 @@ export interface CliIo {
   env?: EnvSource;
   /** Where `tda infra` looks for deploy/ (default: the CLI's directory, then the cwd). */
   deploySearchFrom?: readonly string[];
+  /** How `tda llm seed` finds Google credentials (default: Application Default Credentials). */
+  findCredentials?: CredentialsLookup;
 }
 
 function print(io: CliIo, lines: string[] | string): void {
@@ -32,6 +36,33 @@ function parseLimit(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error('--limit must be 1..100');
   return n;
+}
+
+/** `value` as one POSIX shell word: as it is when that is safe, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The flags of `tda list` that select runs; a next page must repeat them (same query, next cursor). */
+const LIST_FILTER_FLAGS = ['status', 'flow', 'owner', 'limit'] as const;
+
+/**
+ * The command printed for the next page: every filter flag given on this command line (in a
+ * fixed order) plus the cursor. The cursor continues one query: without the filters the next
+ * page would be a different listing.
+ */
+function nextPageCommand(
+  opts: Record<string, unknown>,
+  given: (flag: string) => boolean,
+  cursor: string,
+): string {
+  const words = ['tda', 'list'];
+  for (const flag of LIST_FILTER_FLAGS) {
+    const value = opts[flag];
+    if (value !== undefined && given(flag)) words.push(`--${flag}`, shellWord(String(value)));
+  }
+  words.push('--cursor', shellWord(cursor));
+  return words.join(' ');
 }
 
 /** The exit code one invocation decided (not the global process.exitCode: tests run many). */
@@ -135,7 +166,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .option('--limit <n>', 'page size (1..100)', parseLimit, 20)
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
     .option('--json', 'print the page as JSON')
-    .action(async (opts: Record<string, string | number | boolean | undefined>) => {
+    .action(async (opts: Record<string, string | number | boolean | undefined>, cmd: Command) => {
       const page = await client().listRuns({
         limit: Number(opts['limit']),
         ...(typeof opts['status'] === 'string' ? { status: opts['status'] } : {}),
@@ -157,7 +188,11 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
           `${run.runId}  ${run.status.padEnd(9)}  ${run.flowKey}  ${done}  ${run.createdAt}`,
         );
       }
-      if (page.nextCursor !== null) print(io, `next page: tda list --cursor ${page.nextCursor}`);
+      if (page.nextCursor !== null) {
+        // A default (--limit 20) is not repeated: the next page gets it anyway.
+        const given = (flag: string): boolean => cmd.getOptionValueSource(flag) === 'cli';
+        print(io, `next page: ${nextPageCommand(opts, given, page.nextCursor)}`);
+      }
     });
 
   program
@@ -312,6 +347,9 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
             : `emulator ${target.emulatorHost}`
         })`,
       );
+      if (target.emulatorHost === undefined) {
+        await assertGoogleCredentials(`Firestore project ${target.projectId}`, io.findCredentials);
+      }
       const firestore = createFirestore(target);
       try {
         const dryRun = opts.dryRun === true;
@@ -445,6 +483,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       );
       if (error.details !== undefined)
         io.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
+      return 1;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`error ${error.code}: ${error.message}\n`);
       return 1;
     }
     io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

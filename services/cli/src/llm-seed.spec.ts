@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { DEFAULT_PROMPTS, DEFAULT_SCHEMAS, InMemoryPromptRegistry } from '@tda/llm';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli';
@@ -129,5 +133,37 @@ describe('tda llm seed', () => {
       'error: no Google Cloud project: pass --project <id> or set GOOGLE_CLOUD_PROJECT\n',
     );
     expect(out).toEqual([]);
+  });
+
+  it('without Google credentials: one `error UNAUTHENTICATED` line with what to do, exit 1 (the real CLI)', async () => {
+    // A home without gcloud's ADC file, no key file, no emulator, and no metadata server lookup
+    // (METADATA_SERVER_DETECTION=none: the answer must not depend on the machine's network).
+    const home = mkdtempSync(join(tmpdir(), 'tda-no-adc-'));
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'],
+      HOME: home,
+      CLOUDSDK_CONFIG: home,
+      METADATA_SERVER_DETECTION: 'none',
+    };
+    const bin = resolve(__dirname, '../bin/tda.js');
+    const child = spawn(process.execPath, [bin, 'llm', 'seed', '--project', 'x'], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    rmSync(home, { recursive: true, force: true });
+    expect({ code, stdout }).toEqual({
+      code: 1,
+      stdout: 'Firestore project x (Google Cloud, Application Default Credentials)\n',
+    });
+    expect(stderr.split('\n')).toEqual([expect.stringMatching(/^error UNAUTHENTICATED: /), '']);
+    for (const hint of [
+      'gcloud auth application-default login',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'FIRESTORE_EMULATOR_HOST',
+    ]) {
+      expect(stderr).toContain(hint);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { validate, type FlowRun, type LlmReportFile } from '@tda/contracts';
-import { topologicalOrder } from '@tda/flow-engine';
+import { reusedFromOf, stepOf, topologicalOrder } from '@tda/flow-engine';
 import { ApiError, type ApiClient } from './api-client';
 
 /** `tda report` cannot show what was asked for; printed as one `error: ...` line, exit 1. */
@@ -18,7 +18,7 @@ export interface ReportSelection {
 }
 
 function describeStatus(run: FlowRun, stepId: string): string {
-  const step = run.steps[stepId];
+  const step = stepOf(run, stepId);
   if (step === undefined) return `${stepId}: missing`;
   const error = step.error === undefined ? '' : ` (${step.error.code})`;
   return `${stepId}: ${step.status}${error}`;
@@ -31,7 +31,7 @@ function describeStatus(run: FlowRun, stepId: string): string {
  */
 export function selectReportSteps(run: FlowRun, stepId?: string): ReportSelection {
   if (stepId !== undefined) {
-    const step = run.steps[stepId];
+    const step = stepOf(run, stepId);
     if (step === undefined) throw new ReportError(`run ${run.runId} has no step ${stepId}`);
     if (step.stepType !== 'LLM_REPORT') {
       throw new ReportError(
@@ -46,12 +46,12 @@ export function selectReportSteps(run: FlowRun, stepId?: string): ReportSelectio
     return { stepIds: [stepId], skipped: [] };
   }
   const reports = topologicalOrder(run.steps).filter(
-    (id) => run.steps[id]?.stepType === 'LLM_REPORT',
+    (id) => stepOf(run, id)?.stepType === 'LLM_REPORT',
   );
   if (reports.length === 0) {
     throw new ReportError(`run ${run.runId} (${run.flowKey}) has no LLM_REPORT steps`);
   }
-  const succeeded = reports.filter((id) => run.steps[id]?.status === 'SUCCEEDED');
+  const succeeded = reports.filter((id) => stepOf(run, id)?.status === 'SUCCEEDED');
   const skipped = reports.filter((id) => !succeeded.includes(id));
   if (succeeded.length === 0) {
     throw new ReportError(
@@ -67,6 +67,17 @@ export interface FetchedReport {
   stepId: string;
   uri: string;
   report: LlmReportFile;
+  /** The run that produced the report when a rerun reused the step (not this run). */
+  reusedFrom?: string;
+}
+
+/**
+ * Whose file a step's artifact is: the step of this run, or for a step a rerun reused
+ * (`outputs.execution.reusedFrom`) the producing run's step, whose file names that run.
+ */
+function expectedOwner(run: FlowRun, stepId: string): { runId: string; stepId: string } {
+  const reused = reusedFromOf(stepOf(run, stepId));
+  return reused === undefined ? { runId: run.runId, stepId } : reused;
 }
 
 export interface FetchedReports {
@@ -109,23 +120,27 @@ export async function fetchReports(
       continue;
     }
     const { metadata } = checked.value;
-    if (metadata.runId !== run.runId || metadata.stepId !== stepId) {
+    const owner = expectedOwner(run, stepId);
+    const reused = owner.runId === run.runId ? '' : ` (reused from ${owner.runId})`;
+    if (metadata.runId !== owner.runId || metadata.stepId !== owner.stepId) {
       failures.push(
-        `${stepId}: the artifact belongs to ${metadata.runId} / ${metadata.stepId}, not to this step`,
+        `${stepId}: the artifact belongs to ${metadata.runId} / ${metadata.stepId}, not to this step${reused}`,
       );
       continue;
     }
+    const uri = stepOf(run, stepId)?.outputs.gcs_uri ?? '';
     reports.push({
       stepId,
-      uri: run.steps[stepId]?.outputs.gcs_uri ?? '',
+      uri,
       report: checked.value,
+      ...(owner.runId === run.runId ? {} : { reusedFrom: owner.runId }),
     });
   }
   return { reports, failures };
 }
 
 /** A header (step, timeframe, model, artifact) and the report's summary markdown. */
-export function renderReport({ stepId, uri, report }: FetchedReport): string[] {
+export function renderReport({ stepId, uri, report, reusedFrom }: FetchedReport): string[] {
   const { metadata } = report;
   return [
     `━━ ${stepId}`,
@@ -133,6 +148,7 @@ export function renderReport({ stepId, uri, report }: FetchedReport): string[] {
     `model      ${metadata.provider}/${metadata.modelName}`,
     `prompt     ${metadata.promptId}`,
     `artifact   ${uri}`,
+    ...(reusedFrom === undefined ? [] : [`reused     from run ${reusedFrom}`]),
     '',
     report.output.summary.markdown.trimEnd(),
     '',

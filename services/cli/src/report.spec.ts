@@ -1,6 +1,6 @@
 import type { FlowRun, LlmReportFile, Timeframe } from '@tda/contracts';
 import { loadExample } from '@tda/contracts/testing';
-import { flowCatalogue } from '@tda/flow-engine';
+import { buildRerun, flowCatalogue } from '@tda/flow-engine';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from './cli';
 import { selectReportSteps } from './report-view';
@@ -48,6 +48,21 @@ function reportFor(run: FlowRun, stepId: string, markdown: string): LlmReportFil
   if (step?.timeframe !== undefined) report.metadata.timeframe = step.timeframe;
   report.output.summary.markdown = markdown;
   return report;
+}
+
+/** A rerun of `source` from `fromStepId` (flow-engine buildRerun) whose rerun steps SUCCEEDED. */
+function rerunOf(source: FlowRun, fromStepId: string, runId: string): FlowRun {
+  const decision = buildRerun(source, { fromStepId, runId, now: new Date('2026-01-16T10:00:00Z') });
+  if (decision.kind !== 'rerun') throw new Error(`no rerun: ${decision.kind}`);
+  const { run } = decision;
+  for (const id of decision.rerun) {
+    const step = run.steps[id];
+    if (step === undefined) continue;
+    step.status = 'SUCCEEDED';
+    step.outputs = { gcs_uri: `gs://tda-artifacts/runs/${runId}/x/${id}.json` };
+  }
+  run.status = 'SUCCEEDED';
+  return run;
 }
 
 type Answer = FakeApiAnswer;
@@ -209,6 +224,35 @@ describe('tda report', () => {
     expect(stderr()).toContain(`${W1}: the artifact belongs to ${flow1.runId} / ${M1}`);
   });
 
+  it('a rerun: a reused step’s report is the producing run’s file (outputs.execution.reusedFrom)', async () => {
+    // Rerun of flow 1 from the 1w report: the 1M report is reused, so its artifact (and the
+    // runId inside it) is flow 1's; the 1w report was executed by the rerun itself.
+    const rerun = rerunOf(flow1, W1, '20260116-100000_BTC-USDT_rrrrr');
+    runs.set(rerun.runId, rerun);
+    serve(rerun, M1, report1M);
+    serve(rerun, W1, reportFor(rerun, W1, 'the rerun 1w report'));
+    expect(await runCli(['report', rerun.runId], io())).toBe(0);
+    expect(stderr()).toBe('');
+    expect(stdout()).toContain(report1M.output.summary.markdown);
+    expect(stdout()).toContain(`reused     from run ${flow1.runId}\n`);
+    expect(stdout()).toContain('the rerun 1w report');
+
+    // A rerun of that rerun still reads the 1M report as flow 1's (the producing run).
+    const second = rerunOf(rerun, W1, '20260117-100000_BTC-USDT_sssss');
+    runs.set(second.runId, second);
+    serve(second, M1, report1M);
+    serve(second, W1, reportFor(second, W1, 'the second rerun 1w report'));
+    expect(await runCli(['report', second.runId, '--json'], io())).toBe(0);
+
+    // A reused step must still hold the producing run's file, not any other run's.
+    err = [];
+    serve(rerun, M1, reportFor(rerun, M1, 'claims to be the rerun 1M report'));
+    expect(await runCli(['report', rerun.runId, '--step', M1], io())).toBe(1);
+    expect(stderr()).toContain(
+      `${M1}: the artifact belongs to ${rerun.runId} / ${M1}, not to this step (reused from ${flow1.runId})`,
+    );
+  });
+
   it('reports API errors of the artifact route per step (409, 502)', async () => {
     runs.set(flow1.runId, flow1);
     serve(flow1, M1, {
@@ -236,6 +280,9 @@ describe('tda report', () => {
     err = [];
     expect(await runCli(['report', flow1.runId, '--step', 'nope:1d'], io())).toBe(1);
     expect(stderr()).toContain(`run ${flow1.runId} has no step nope:1d`);
+    err = [];
+    expect(await runCli(['report', flow1.runId, '--step', 'constructor'], io())).toBe(1);
+    expect(stderr()).toContain(`run ${flow1.runId} has no step constructor`);
     expect(urls().some((r) => r.endsWith('/artifact'))).toBe(false);
   });
 

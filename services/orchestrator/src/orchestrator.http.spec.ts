@@ -6,6 +6,8 @@ import {
 } from '@tda/artifacts';
 import { validate, type FlowRun } from '@tda/contracts';
 import { flowCatalogue } from '@tda/flow-engine';
+import { FirestoreFlowRunStore } from '@tda/flow-store';
+import { failingFirestore, grpcError } from '@tda/flow-store/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ARTIFACT_RESPONSE_BYTES } from './runs/step-artifact.service';
 import {
@@ -674,6 +676,41 @@ describe('orchestrator HTTP API', () => {
         expect(JSON.stringify(logged)).toContain('disk on fire');
       } finally {
         await failing.close();
+      }
+    });
+
+    it('a Firestore outage is a 502 UPSTREAM_UNAVAILABLE (retryable) on every route that reads or writes', async () => {
+      // The real Firestore adapter over a client whose every call fails with gRPC UNAVAILABLE.
+      const outage = await startTestOrchestrator({
+        store: new FirestoreFlowRunStore(
+          failingFirestore(() => grpcError(14, '14 UNAVAILABLE: No connection established')),
+        ),
+      });
+      const RUN = '20250115-100000_BTC-USDT_zzzzz';
+      try {
+        const answers = [
+          await outage.request('POST', '/runs', { body: TRIGGER }),
+          await outage.request('GET', `/runs/${RUN}`),
+          await outage.request('GET', '/runs'),
+          await outage.request('POST', `/runs/${RUN}/cancel`),
+          await outage.request('GET', `/runs/${RUN}/steps/ohlcv_export:1M/blocked-on`),
+        ];
+        for (const res of answers) {
+          expect(res.status).toBe(502);
+          expect(asApiError(res.body)).toMatchObject({
+            code: 'UPSTREAM_UNAVAILABLE',
+            retryable: true,
+            details: { grpcStatus: 'UNAVAILABLE' },
+            requestId: expect.stringMatching(/^[0-9a-f]{32}$/),
+          });
+          expect(JSON.stringify(res.body)).not.toContain('No connection established');
+        }
+        // the client's own error is logged with the request, never answered
+        const logged = outage.logs.records.filter((r) => r.message === 'run store unavailable');
+        expect(logged).toHaveLength(answers.length);
+        expect(JSON.stringify(logged[0])).toContain('No connection established');
+      } finally {
+        await outage.close();
       }
     });
   });

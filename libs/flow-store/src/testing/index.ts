@@ -1,2 +1,3 @@
 export * from './flow-run.fixtures';
 export * from './flow-run-store.conformance';
+export * from './failing-firestore';

@@ -214,9 +214,12 @@ describe('Cloud Run manifests', () => {
         expect(template.spec.containerConcurrency).toBe(s.concurrency);
         expect(template.spec.timeoutSeconds).toBe(s.timeoutSeconds);
       } else {
-        expect(manifest.metadata.annotations[ANNOTATION.manualInstanceCount]).toBe(
-          String(s.minInstances),
-        );
+        // gcloud reads a pool without scalingMode: manual as automatically scaled and ignores
+        // the instance count.
+        expect(manifest.metadata.annotations).toMatchObject({
+          'run.googleapis.com/scalingMode': 'manual',
+          'run.googleapis.com/manualInstanceCount': String(s.minInstances),
+        });
         expect(template.spec).not.toHaveProperty('containerConcurrency');
         expect(template.spec).not.toHaveProperty('timeoutSeconds');
       }

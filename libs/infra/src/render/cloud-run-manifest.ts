@@ -36,6 +36,7 @@ export const ANNOTATION = {
   ingress: 'run.googleapis.com/ingress',
   customAudiences: 'run.googleapis.com/custom-audiences',
   launchStage: 'run.googleapis.com/launch-stage',
+  scalingMode: 'run.googleapis.com/scalingMode',
   manualInstanceCount: 'run.googleapis.com/manualInstanceCount',
   minScale: 'autoscaling.knative.dev/minScale',
   maxScale: 'autoscaling.knative.dev/maxScale',
@@ -222,6 +223,9 @@ function workerPoolManifest(
         // Harmless once worker pools are GA; required by Cloud Run API versions where they are not.
         [ANNOTATION.launchStage]: 'BETA',
         // A worker pool does not autoscale on requests: the model's min is the instance count.
+        // The count applies only in manual mode; without scalingMode gcloud reads the pool as
+        // automatically scaled and ignores it.
+        [ANNOTATION.scalingMode]: 'manual',
         [ANNOTATION.manualInstanceCount]: String(deployment.minInstances),
         [ANNOTATION.why]: deployment.why,
         [ANNOTATION.access]: accessNote(deployment, environment),

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FlowRun, StepReadyMessage } from '@tda/contracts';
+import { stepOf } from '@tda/flow-engine';
 import { BrokerPublisher, stepReadyTopic } from '@tda/messaging';
 import { describeError, logEvent } from '@tda/observability';
 import { StepDispatchError } from '../orchestrator.errors';
@@ -45,12 +46,12 @@ export class StepDispatcher {
     const work = requests.filter(({ stepId }) => {
       if (seen.has(stepId)) return false;
       seen.add(stepId);
-      return run.steps[stepId]?.status === 'READY';
+      return stepOf(run, stepId)?.status === 'READY';
     });
     const dispatchedAt = this.context.clock().toISOString();
     const results = await Promise.allSettled(
       work.map(async ({ stepId, reason }): Promise<DispatchedStep> => {
-        const step = run.steps[stepId];
+        const step = stepOf(run, stepId);
         if (step === undefined) throw new Error(`step ${stepId} vanished`);
         const message: StepReadyMessage = {
           runId: run.runId,

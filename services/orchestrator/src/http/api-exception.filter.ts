@@ -19,6 +19,8 @@ interface Mapped {
   retryable?: boolean;
   /** Unexpected: log it with describeError. */
   unexpected?: boolean;
+  /** An upstream outage: answered with its code, and the cause logged (warn). */
+  upstream?: string;
 }
 
 const MESSAGE_MAX = 2000;
@@ -82,6 +84,7 @@ export function mapError(error: unknown, request?: Pick<HttpRequest, 'method' | 
       message: error.message,
       details: error.details,
       retryable: error.retryable,
+      ...(error.code === 'UPSTREAM_UNAVAILABLE' ? { upstream: 'run store unavailable' } : {}),
     };
   }
   if (error instanceof HttpException) {
@@ -140,6 +143,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
         'http_request_failed',
         { error: describeError(exception), method: request.method, path: request.path },
         'http request failed',
+      );
+    } else if (mapped.upstream !== undefined) {
+      // The answer carries only the code; what the backend said is for the operator.
+      logEvent(
+        this.context.logger,
+        'warn',
+        'http_request_failed',
+        { error: describeError(exception), method: request.method, path: request.path },
+        mapped.upstream,
       );
     }
     const body: ApiError = {

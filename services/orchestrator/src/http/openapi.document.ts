@@ -208,7 +208,9 @@ export function buildOpenApiDocument(): Json {
             ),
             '200': json(ref('FlowRun'), 'The existing run of this idempotencyKey'),
             '400': error('INVALID_REQUEST: body, scope or flowKey (details.availableFlowKeys)'),
-            '409': error('CONFLICT: idempotencyKey reused for a different request'),
+            '409': error(
+              'CONFLICT: idempotencyKey reused for a different request (flowKey, scope or deadlineSeconds; details.field)',
+            ),
             '429': error(
               'QUOTA_EXCEEDED (retryable): the owner already has TDA_MAX_ACTIVE_RUNS_PER_OWNER active (PENDING or RUNNING) runs; details {ownerId, active, limit}; nothing was created',
             ),

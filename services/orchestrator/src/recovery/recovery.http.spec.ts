@@ -9,6 +9,7 @@ import {
   publishStepEvent,
   simulateWorker,
   startTestOrchestrator,
+  type HttpResult,
   type ReceivedStepReady,
   type TestOrchestrator,
 } from '../testing/orchestrator.harness';
@@ -309,6 +310,45 @@ describe('POST /runs/{runId}/rerun', () => {
       body: { fromStepId: OHLCV_1W },
     });
     expect(missing.status).toBe(404);
+  });
+});
+
+describe('step ids named like Object.prototype members', () => {
+  // A stepId from a request is a key of `run.steps`; an inherited member must never pass for a
+  // step (the artifact route used to answer 500 for these).
+  const INHERITED = ['constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+
+  /** The four routes that look a request's stepId up in a run (rerun: body `fromStepId`). */
+  async function stepRoutes(runId: string, stepId: string): Promise<Array<[string, HttpResult]>> {
+    const base = `/runs/${runId}`;
+    return [
+      ['artifact', await orc.request('GET', `${base}/steps/${stepId}/artifact`)],
+      ['blocked-on', await orc.request('GET', `${base}/steps/${stepId}/blocked-on`)],
+      ['retry', await orc.request('POST', `${base}/steps/${stepId}/retry`)],
+      ['rerun', await orc.request('POST', `${base}/rerun`, { body: { fromStepId: stepId } })],
+    ];
+  }
+
+  it('every step route answers 404 NOT_FOUND with the standard body and changes nothing', async () => {
+    const failed = await failedRun();
+    for (const stepId of INHERITED) {
+      for (const [route, res] of await stepRoutes(failed.runId, stepId)) {
+        expect({ route, stepId, status: res.status }).toEqual({ route, stepId, status: 404 });
+        expect(apiError(res.body)).toMatchObject({
+          code: 'NOT_FOUND',
+          retryable: false,
+          details: { runId: failed.runId, stepId },
+          requestId: expect.any(String),
+        });
+      }
+    }
+    // `__proto__` is not a stepId at all (a stepId starts with a letter or digit): 400, as for
+    // any malformed id, before any lookup.
+    for (const [route, res] of await stepRoutes(failed.runId, '__proto__')) {
+      expect({ route, status: res.status }).toEqual({ route, status: 400 });
+      expect(apiError(res.body).code).toBe('INVALID_REQUEST');
+    }
+    expect(await getRun(failed.runId)).toEqual(failed);
   });
 });
 

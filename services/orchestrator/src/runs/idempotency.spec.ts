@@ -1,4 +1,4 @@
-import type { FlowRun } from '@tda/contracts';
+import { validate, type ApiError, type FlowRun } from '@tda/contracts';
 import { flowCatalogue, type RunPatch } from '@tda/flow-engine';
 import { seededRandom } from '@tda/flow-engine/testing';
 import {
@@ -45,6 +45,10 @@ class RacingStore implements FlowRunStore {
         ownerId: run.ownerId,
         trigger: { type: 'USER', source: 'other-instance' },
         idempotencyKey: KEY,
+        // the same request on an instance with the same configuration: the same deadline
+        ...(run.deadlineAt === undefined
+          ? {}
+          : { deadlineSeconds: (Date.parse(run.deadlineAt) - Date.parse(run.createdAt)) / 1000 }),
         now: new Date(Date.parse(run.createdAt) + this.offsetMs),
         random: seededRandom(1234),
       });
@@ -128,6 +132,7 @@ describe('idempotency across instances (post-create re-check)', () => {
       ...TRIGGER,
       ownerId: 'local-user',
       trigger: { type: 'USER', source: 'crashed' },
+      deadlineSeconds: 3600, // the default deadline the crashed trigger gave it
       now: clock.now(),
       random: seededRandom(5),
     });
@@ -135,6 +140,110 @@ describe('idempotency across instances (post-create re-check)', () => {
     const res = await orc.request('POST', '/runs', { body: TRIGGER });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ runId: crashed.runId, status: 'RUNNING' });
+  });
+});
+
+describe('a repeated idempotency key with another deadline', () => {
+  let orc: TestOrchestrator | undefined;
+
+  afterEach(async () => {
+    await orc?.close();
+    orc = undefined;
+  });
+
+  async function post(body: object): Promise<{ status: number; body: unknown }> {
+    if (orc === undefined) throw new Error('no orchestrator');
+    return orc.request('POST', '/runs', { body });
+  }
+
+  /** A 409 CONFLICT in the standard error body that names the deadline as the difference. */
+  function expectDeadlineConflict(
+    res: { status: number; body: unknown },
+    run: FlowRun,
+    requested: number | null,
+    existing: number | null,
+  ): void {
+    expect(res.status).toBe(409);
+    const checked = validate.apiError(res.body);
+    expect(checked.ok ? [] : checked.issues).toEqual([]);
+    expect(res.body as ApiError).toMatchObject({
+      code: 'CONFLICT',
+      retryable: false,
+      requestId: expect.any(String),
+      details: {
+        runId: run.runId,
+        idempotencyKey: KEY,
+        field: 'deadlineSeconds',
+        requested,
+        existing,
+      },
+    });
+    expect((res.body as ApiError).message).toContain('deadlineSeconds');
+  }
+
+  it('is a 409 CONFLICT naming deadlineSeconds; the same deadline is the same request (200)', async () => {
+    orc = await startTestOrchestrator();
+    const created = await post({ ...TRIGGER, deadlineSeconds: 600 });
+    expect(created.status).toBe(201);
+    const run = created.body as FlowRun;
+
+    expectDeadlineConflict(await post({ ...TRIGGER, deadlineSeconds: 900 }), run, 900, 600);
+    // no deadlineSeconds = the configured default (3600 s), which is not 600 s either
+    expectDeadlineConflict(await post(TRIGGER), run, 3600, 600);
+
+    const again = await post({ ...TRIGGER, deadlineSeconds: 600 });
+    expect(again.status).toBe(200);
+    expect((again.body as FlowRun).runId).toBe(run.runId);
+    expect((await orc.store.list({ limit: 10, idempotencyKey: KEY })).runs).toHaveLength(1);
+  });
+
+  it('compares the effective deadline: the default spelled out is the same request', async () => {
+    orc = await startTestOrchestrator({ env: { TDA_DEFAULT_RUN_DEADLINE_SECONDS: '1800' } });
+    const created = await post(TRIGGER);
+    expect(created.status).toBe(201);
+    expect((await post({ ...TRIGGER, deadlineSeconds: 1800 })).status).toBe(200);
+    expectDeadlineConflict(
+      await post({ ...TRIGGER, deadlineSeconds: 3600 }),
+      created.body as FlowRun,
+      3600,
+      1800,
+    );
+  });
+
+  it('no deadline (TDA_DEFAULT_RUN_DEADLINE_SECONDS=0) differs from any requested one', async () => {
+    orc = await startTestOrchestrator({ env: { TDA_DEFAULT_RUN_DEADLINE_SECONDS: '0' } });
+    const created = await post(TRIGGER);
+    expect(created.status).toBe(201);
+    expect((created.body as FlowRun).deadlineAt).toBeUndefined();
+    expect((await post(TRIGGER)).status).toBe(200);
+    expectDeadlineConflict(
+      await post({ ...TRIGGER, deadlineSeconds: 600 }),
+      created.body as FlowRun,
+      600,
+      null,
+    );
+  });
+
+  it('a run whose deadline a retry renewed still has its window: the same request is a 200', async () => {
+    const clock = new ManualClock();
+    orc = await startTestOrchestrator({ clock });
+    const run = (await post({ ...TRIGGER, deadlineSeconds: 600 })).body as FlowRun;
+    // What decideRetry writes: deadlineAt = retriedAt + the window, the retry in retryHistory.
+    clock.advance(2_000_000);
+    const stored = await orc.store.get(run.runId);
+    if (stored === null) throw new Error('run missing');
+    const retriedAt = clock.now();
+    await orc.store.update(
+      run.runId,
+      {
+        deadlineAt: new Date(retriedAt.getTime() + 600_000).toISOString(),
+        retryHistory: [{ retriedAt: retriedAt.toISOString(), stepIds: [], reopened: [] }],
+      },
+      stored.version,
+    );
+    const again = await post({ ...TRIGGER, deadlineSeconds: 600 });
+    expect(again.status).toBe(200);
+    expectDeadlineConflict(await post({ ...TRIGGER, deadlineSeconds: 900 }), run, 900, 600);
   });
 });
 

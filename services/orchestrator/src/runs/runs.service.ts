@@ -5,6 +5,7 @@ import {
   InvalidRequestError,
   isTerminalRunStatus,
   requestCancel,
+  runDeadlineWindowMs,
   type BlockedOnExplanation,
   type CancelDecision,
 } from '@tda/flow-engine';
@@ -211,15 +212,27 @@ export class RunsService {
     }
   }
 
+  /**
+   * A key names one request: the same flowKey, scope and effective deadline (`deadlineSeconds`,
+   * else the configured default) as the run it created; anything else is a 409 naming the field.
+   * `candidate` was built from the repeated request, so its window is the requested deadline.
+   */
   private assertSameRequest(existing: FlowRun, candidate: FlowRun): void {
-    if (
-      existing.flowKey !== candidate.flowKey ||
-      canonicalJson(existing.scope) !== canonicalJson(candidate.scope)
-    ) {
-      throw new RunConflictError(
-        `idempotencyKey '${String(candidate.idempotencyKey)}' was already used for a different request (run '${existing.runId}')`,
-        { runId: existing.runId, idempotencyKey: candidate.idempotencyKey },
+    const conflict = (field: string, more: Record<string, unknown> = {}): RunConflictError =>
+      new RunConflictError(
+        `idempotencyKey '${String(candidate.idempotencyKey)}' was already used for a different request (run '${existing.runId}'): its ${field} differs`,
+        { runId: existing.runId, idempotencyKey: candidate.idempotencyKey, field, ...more },
       );
+    if (existing.flowKey !== candidate.flowKey) throw conflict('flowKey');
+    if (canonicalJson(existing.scope) !== canonicalJson(candidate.scope)) throw conflict('scope');
+    const seconds = (run: FlowRun): number | null => {
+      const window = runDeadlineWindowMs(run);
+      return window === undefined ? null : window / 1000;
+    };
+    const requested = seconds(candidate);
+    const stored = seconds(existing);
+    if (requested !== stored) {
+      throw conflict('deadlineSeconds', { requested, existing: stored });
     }
   }
 }

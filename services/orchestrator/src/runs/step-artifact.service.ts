@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ArtifactNotFoundError, ArtifactStoreError, parseGcsUri, sha256Hex } from '@tda/artifacts';
 import type { StepType } from '@tda/contracts';
-import { StepNotFoundError } from '@tda/flow-engine';
+import { StepNotFoundError, stepOf } from '@tda/flow-engine';
 import { describeError, logEvent } from '@tda/observability';
 import {
   ArtifactNotAvailableError,
@@ -45,7 +45,7 @@ export class StepArtifactService {
   async read(runId: string, stepId: string): Promise<StepArtifact> {
     assertStepIdParam(stepId);
     const run = await this.runs.get(runId);
-    const step = run.steps[stepId];
+    const step = stepOf(run, stepId);
     if (step === undefined) throw new StepNotFoundError(runId, stepId);
     const uri = step.outputs.gcs_uri;
     if (uri === undefined) {
