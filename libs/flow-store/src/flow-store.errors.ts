@@ -104,10 +104,8 @@ export class StoreUnavailableError extends FlowStoreError {
     super(
       'UPSTREAM_UNAVAILABLE',
       `the run store (Firestore) is unavailable: ${grpcStatus} during ${operation}; retry later`,
-      { operation, grpcStatus },
-      true,
+      { details: { operation, grpcStatus }, retryable: true, cause },
     );
-    this.cause = cause;
   }
 }
 

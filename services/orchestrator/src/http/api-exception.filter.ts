@@ -84,7 +84,7 @@ export function mapError(error: unknown, request?: Pick<HttpRequest, 'method' | 
       message: error.message,
       details: error.details,
       retryable: error.retryable,
-      ...(error.code === 'UPSTREAM_UNAVAILABLE' ? { upstream: 'run store unavailable' } : {}),
+      ...(error.code === 'UPSTREAM_UNAVAILABLE' ? { upstream: 'a backend is unavailable' } : {}),
     };
   }
   if (error instanceof HttpException) {
