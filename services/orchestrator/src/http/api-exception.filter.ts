@@ -6,7 +6,7 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import { ERROR_CODE_INFO, isTdaError, type ApiError, type ErrorCode } from '@tda/contracts';
-import { InvalidRunPatchError } from '@tda/flow-store';
+import { InvalidRunPatchError, StoreUnavailableError } from '@tda/flow-store';
 import { currentLogContext, describeError, logEvent } from '@tda/observability';
 import { throwError, type Observable } from 'rxjs';
 import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
@@ -66,6 +66,11 @@ function isExposedClientError(
   );
 }
 
+/** The log message of a 502: which backend failed. */
+function upstreamOf(error: unknown): string {
+  return error instanceof StoreUnavailableError ? 'run store unavailable' : 'upstream unavailable';
+}
+
 /**
  * Any TdaError -> {code, message, details}; INTERNAL_ERROR and unknown errors become a generic
  * INTERNAL_ERROR (logged, never echoed).
@@ -84,7 +89,7 @@ export function mapError(error: unknown, request?: Pick<HttpRequest, 'method' | 
       message: error.message,
       details: error.details,
       retryable: error.retryable,
-      ...(error.code === 'UPSTREAM_UNAVAILABLE' ? { upstream: 'a backend is unavailable' } : {}),
+      ...(error.code === 'UPSTREAM_UNAVAILABLE' ? { upstream: upstreamOf(error) } : {}),
     };
   }
   if (error instanceof HttpException) {
