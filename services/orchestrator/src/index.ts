@@ -3,7 +3,8 @@ export * from './orchestrator.options';
 export * from './orchestrator.errors';
 export * from './orchestrator.module';
 export * from './orchestrator.app';
-export { RunsService, type TriggerResult } from './runs/runs.service';
+export { RunsService } from './runs/runs.service';
+export { RunTrigger, type TriggerResult } from './runs/run-trigger.service';
 export {
   Reconciler,
   type ReconcileMode,
@@ -11,7 +12,13 @@ export {
   type ReconcileReport,
   type RunDrift,
 } from './reconcile/reconciler.service';
-export { RunAdvancer } from './dispatch/run-advancer.service';
+export { RunWriter } from './dispatch/run-writer.service';
+export type {
+  DispatchPolicy,
+  RunDecision,
+  RunWriteOutcome,
+  WriteCause,
+} from './dispatch/run-decision.types';
 export { StepDispatcher } from './dispatch/step-dispatcher.service';
 export { StepEventsHandler } from './step-events/step-events.handler';
 export { ARTIFACT_SHA256_HEADER, ARTIFACT_URI_HEADER, OWNER_HEADER } from './http/runs.controller';

@@ -39,19 +39,3 @@ export interface OrchestratorModuleOptions {
    */
   adminOidcVerifier?: IdTokenVerifier;
 }
-
-/** The resolved options every provider injects (defaults filled in). */
-export interface OrchestratorContext {
-  store: FlowRunStore;
-  broker: MessageBroker;
-  artifacts: ArtifactStore;
-  logger: Logger;
-  clock: () => Date;
-  random: () => number;
-  config: OrchestratorConfig;
-  catalogue: FlowCatalogue;
-  metrics: TdaMetrics;
-  adminOidcVerifier: IdTokenVerifier | undefined;
-}
-
-export const ORCHESTRATOR_CONTEXT = Symbol.for('tda.orchestrator.context');

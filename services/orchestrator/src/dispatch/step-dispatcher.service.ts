@@ -1,10 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FlowRun, StepReadyMessage } from '@tda/contracts';
 import { stepOf } from '@tda/flow-engine';
-import { BrokerPublisher, stepReadyTopic } from '@tda/messaging';
-import { describeError, logEvent } from '@tda/observability';
+import { BrokerPublisher, stepReadyTopic, type Publisher } from '@tda/messaging';
+import { describeError, logEvent, type Logger, type TdaMetrics } from '@tda/observability';
+import type { OrchestratorConfig } from '../config';
 import { StepDispatchError } from '../orchestrator.errors';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import {
+  CLOCK,
+  LOGGER,
+  MESSAGE_BROKER,
+  METRICS,
+  ORCHESTRATOR_CONFIG,
+  type Clock,
+} from '../orchestrator.tokens';
 
 export type DispatchReason = NonNullable<StepReadyMessage['reason']>;
 
@@ -27,13 +35,17 @@ export interface DispatchedStep {
 @Injectable()
 export class StepDispatcher {
   private readonly publisher: BrokerPublisher;
+  private readonly prefix: string;
 
-  constructor(@Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext) {
-    this.publisher = new BrokerPublisher({
-      publisher: context.broker,
-      prefix: context.config.TDA_PUBSUB_PREFIX,
-      logger: context.logger,
-    });
+  constructor(
+    @Inject(MESSAGE_BROKER) broker: Publisher,
+    @Inject(ORCHESTRATOR_CONFIG) config: Pick<OrchestratorConfig, 'TDA_PUBSUB_PREFIX'>,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) private readonly metrics: Pick<TdaMetrics, 'stepsDispatched'>,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.prefix = config.TDA_PUBSUB_PREFIX;
+    this.publisher = new BrokerPublisher({ publisher: broker, prefix: this.prefix, logger });
   }
 
   /**
@@ -48,7 +60,7 @@ export class StepDispatcher {
       seen.add(stepId);
       return stepOf(run, stepId)?.status === 'READY';
     });
-    const dispatchedAt = this.context.clock().toISOString();
+    const dispatchedAt = this.clock().toISOString();
     const results = await Promise.allSettled(
       work.map(async ({ stepId, reason }): Promise<DispatchedStep> => {
         const step = stepOf(run, stepId);
@@ -62,14 +74,14 @@ export class StepDispatcher {
           reason,
         };
         const messageId = await this.publisher.publishStepReady(message);
-        this.context.metrics.stepsDispatched.inc({ stepType: step.stepType, reason });
-        logEvent(this.context.logger, 'info', 'step_dispatched', {
+        this.metrics.stepsDispatched.inc({ stepType: step.stepType, reason });
+        logEvent(this.logger, 'info', 'step_dispatched', {
           runId: run.runId,
           stepId,
           stepType: step.stepType,
           attempt: step.attempt,
           reason,
-          topic: stepReadyTopic(step.stepType, this.context.config.TDA_PUBSUB_PREFIX),
+          topic: stepReadyTopic(step.stepType, this.prefix),
           messageId,
         });
         return { stepId, messageId, reason };
@@ -88,7 +100,7 @@ export class StepDispatcher {
     });
     if (failed.length > 0) {
       logEvent(
-        this.context.logger,
+        this.logger,
         'warn',
         'dispatch_failed',
         { runId: run.runId, failedStepIds: failed, error: describeError(causes[0]) },

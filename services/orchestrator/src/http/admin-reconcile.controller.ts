@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import { InvalidRequestError } from '@tda/flow-engine';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import type { OrchestratorConfig } from '../config';
+import { ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
 import {
   Reconciler,
   type ReconcilePassOptions,
@@ -53,19 +54,20 @@ function parseReconcileQuery(
 export class AdminReconcileController {
   constructor(
     private readonly reconciler: Reconciler,
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+    @Inject(ORCHESTRATOR_CONFIG)
+    private readonly config: Pick<OrchestratorConfig, 'TDA_RECONCILE_MAX_RUNS'>,
   ) {}
 
   @Get()
   dryRun(@Query() query: Record<string, unknown>): Promise<ReconcileReport> {
-    const options = parseReconcileQuery(query, this.context.config.TDA_RECONCILE_MAX_RUNS);
+    const options = parseReconcileQuery(query, this.config.TDA_RECONCILE_MAX_RUNS);
     return this.reconciler.run({ ...options, mode: 'dry_run' });
   }
 
   @Post()
   @HttpCode(200)
   apply(@Query() query: Record<string, unknown>, @Body() body: unknown): Promise<ReconcileReport> {
-    const options = parseReconcileQuery(query, this.context.config.TDA_RECONCILE_MAX_RUNS);
+    const options = parseReconcileQuery(query, this.config.TDA_RECONCILE_MAX_RUNS);
     // Options are query parameters (the same for GET and POST); a body would be ignored input.
     if (body !== undefined && body !== null && !isEmptyObject(body)) {
       throw new InvalidRequestError(

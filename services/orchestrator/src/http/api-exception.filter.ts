@@ -7,9 +7,9 @@ import {
 } from '@nestjs/common';
 import { ERROR_CODE_INFO, isTdaError, type ApiError, type ErrorCode } from '@tda/contracts';
 import { InvalidRunPatchError, StoreUnavailableError } from '@tda/flow-store';
-import { currentLogContext, describeError, logEvent } from '@tda/observability';
+import { currentLogContext, describeError, logEvent, type Logger } from '@tda/observability';
 import { throwError, type Observable } from 'rxjs';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { LOGGER } from '../orchestrator.tokens';
 import type { HttpRequest, HttpResponse } from './http-types';
 
 interface Mapped {
@@ -131,7 +131,7 @@ export function mapError(error: unknown, request?: Pick<HttpRequest, 'method' | 
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  constructor(@Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext) {}
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void | Observable<never> {
     if (host.getType() !== 'http') return throwError(() => exception);
@@ -143,7 +143,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (mapped.unexpected === true) {
       // The line also carries the request context (requestId, traceparent).
       logEvent(
-        this.context.logger,
+        this.logger,
         'error',
         'http_request_failed',
         { error: describeError(exception), method: request.method, path: request.path },
@@ -152,7 +152,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     } else if (mapped.upstream !== undefined) {
       // The answer carries only the code; what the backend said is for the operator.
       logEvent(
-        this.context.logger,
+        this.logger,
         'warn',
         'http_request_failed',
         { error: describeError(exception), method: request.method, path: request.path },

@@ -8,7 +8,8 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { UnauthenticatedError } from '../orchestrator.errors';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import type { OrchestratorConfig } from '../config';
+import { ADMIN_ID_TOKEN_VERIFIER, ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
 import { headerValue, type HttpRequest } from './http-types';
 import type { IdTokenVerifier } from '@tda/service-runtime';
 
@@ -41,10 +42,11 @@ export class BearerTokenGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(ORCHESTRATOR_CONTEXT) context: OrchestratorContext,
+    @Inject(ORCHESTRATOR_CONFIG) config: Pick<OrchestratorConfig, 'TDA_API_TOKEN'>,
+    @Inject(ADMIN_ID_TOKEN_VERIFIER) oidc: IdTokenVerifier | null,
   ) {
-    this.expected = context.config.TDA_API_TOKEN;
-    this.oidc = context.adminOidcVerifier;
+    this.expected = config.TDA_API_TOKEN;
+    this.oidc = oidc ?? undefined;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

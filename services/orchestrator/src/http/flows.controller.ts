@@ -1,14 +1,14 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import type { FlowSummary } from '@tda/flow-engine';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import type { FlowCatalogue, FlowSummary } from '@tda/flow-engine';
+import { FLOW_CATALOGUE } from '../orchestrator.tokens';
 
 /** The flow catalogue, for clients choosing what to trigger (e.g. `tda flows`). */
 @Controller('flows')
 export class FlowsController {
-  constructor(@Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext) {}
+  constructor(@Inject(FLOW_CATALOGUE) private readonly catalogue: Pick<FlowCatalogue, 'list'>) {}
 
   @Get()
   list(): { flows: FlowSummary[] } {
-    return { flows: this.context.catalogue.list() };
+    return { flows: this.catalogue.list() };
   }
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import type { TdaMetrics } from '@tda/observability';
+import { METRICS } from '../orchestrator.tokens';
 import { Public } from './bearer-token.guard';
 import type { HttpResponse } from './http-types';
 
@@ -9,12 +10,14 @@ import type { HttpResponse } from './http-types';
  */
 @Controller()
 export class MetricsController {
-  constructor(@Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext) {}
+  constructor(
+    @Inject(METRICS) private readonly instruments: Pick<TdaMetrics, 'render' | 'contentType'>,
+  ) {}
 
   @Public()
   @Get('metrics')
   async metrics(@Res({ passthrough: true }) response: HttpResponse): Promise<string> {
-    response.setHeader('Content-Type', this.context.metrics.contentType);
-    return this.context.metrics.render();
+    response.setHeader('Content-Type', this.instruments.contentType);
+    return this.instruments.render();
   }
 }

@@ -14,8 +14,9 @@ import {
 import type { FlowRun } from '@tda/contracts';
 import { InvalidRequestError, type BlockedOnExplanation } from '@tda/flow-engine';
 import type { RunListPage } from '@tda/flow-store';
-import { OWNER_ID_PATTERN } from '../config';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { OWNER_ID_PATTERN, type OrchestratorConfig } from '../config';
+import { ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
+import { RunTrigger } from '../runs/run-trigger.service';
 import { RunsService } from '../runs/runs.service';
 import { StepArtifactService } from '../runs/step-artifact.service';
 import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
@@ -31,8 +32,10 @@ export const ARTIFACT_SHA256_HEADER = 'X-TDA-Artifact-Sha256';
 export class RunsController {
   constructor(
     private readonly runs: RunsService,
+    private readonly runTrigger: RunTrigger,
     private readonly stepArtifacts: StepArtifactService,
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+    @Inject(ORCHESTRATOR_CONFIG)
+    private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_OWNER'>,
   ) {}
 
   /** 201 + Location for a new run; 200 with the existing run for a repeated idempotencyKey. */
@@ -42,7 +45,7 @@ export class RunsController {
     @Req() request: HttpRequest,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<FlowRun> {
-    const { run, created } = await this.runs.trigger(body, this.ownerOf(request));
+    const { run, created } = await this.runTrigger.trigger(body, this.ownerOf(request));
     response.status(created ? 201 : 200);
     response.setHeader('Location', `/runs/${encodeURIComponent(run.runId)}`);
     return run;
@@ -96,7 +99,7 @@ export class RunsController {
 
   private ownerOf(request: HttpRequest): string {
     const header = headerValue(request, OWNER_HEADER);
-    if (header === undefined) return this.context.config.TDA_DEFAULT_OWNER;
+    if (header === undefined) return this.config.TDA_DEFAULT_OWNER;
     if (!OWNER_ID_PATTERN.test(header)) {
       throw new InvalidRequestError(`${OWNER_HEADER} is not a valid owner id`, {
         header: OWNER_HEADER,

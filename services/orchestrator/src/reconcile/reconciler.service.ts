@@ -4,25 +4,36 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import type { ArtifactStore } from '@tda/artifacts';
 import type { ErrorCode, FlowRun, RunStatus } from '@tda/contracts';
 import {
   artifactMissingDrift,
   expectedArtifacts,
-  isEmptyPatch,
-  reconcileEndedRun,
-  reconcileRun,
   type DriftItem,
   type DriftKind,
   type ReconcileOptions,
-  type ReconcileResult,
 } from '@tda/flow-engine';
-import { LIST_LIMIT_MAX, updateWithRetry } from '@tda/flow-store';
-import { describeError, logEvent } from '@tda/observability';
-import { RunAdvancer } from '../dispatch/run-advancer.service';
-import { StepDispatcher, type DispatchRequest } from '../dispatch/step-dispatcher.service';
+import { LIST_LIMIT_MAX, type FlowRunStore } from '@tda/flow-store';
+import { describeError, logEvent, type Logger } from '@tda/observability';
+import type { OrchestratorConfig } from '../config';
+import { RunWriter } from '../dispatch/run-writer.service';
 import { mapError } from '../http/api-exception.filter';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import {
+  ARTIFACT_STORE,
+  CLOCK,
+  LOGGER,
+  ORCHESTRATOR_CONFIG,
+  RUN_STORE,
+  type Clock,
+} from '../orchestrator.tokens';
 import { RunAdmission, type AdmissionPassResult } from '../runs/run-admission.service';
+import {
+  decideReconcile,
+  reconcileDecision,
+  reconcileOptions,
+  type ReconcileConfig,
+  type ReconcileScope,
+} from './reconcile.decision';
 
 /** dry_run: decide and report, zero writes and zero publishes. apply: decide, write, publish. */
 export type ReconcileMode = 'dry_run' | 'apply';
@@ -101,6 +112,13 @@ const RECONCILE_WRITE_ATTEMPTS = 3;
 /** Drift lines named in the reconcile_finished log line (the full list is in the report). */
 const LOGGED_DRIFT_MAX = 20;
 
+/** The config the reconciler reads: its timer, scan bounds and the decision's thresholds. */
+export type ReconcilerConfig = ReconcileConfig &
+  Pick<
+    OrchestratorConfig,
+    'TDA_RECONCILE_INTERVAL_MS' | 'TDA_RECONCILE_MAX_RUNS' | 'TDA_RECONCILE_ENDED_RUNS'
+  >;
+
 /**
  * The reconciler (DESIGN §5.4): a timer locally (Cloud Scheduler calling POST /admin/reconcile
  * in GCP is the production intent). For every RUNNING run, one pure reconcileRun decision: steps
@@ -121,10 +139,13 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   private stopped = false;
 
   constructor(
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
-    private readonly dispatcher: StepDispatcher,
-    private readonly advancer: RunAdvancer,
+    @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'list'>,
+    private readonly writer: RunWriter,
     private readonly admission: RunAdmission,
+    @Inject(ARTIFACT_STORE) private readonly artifacts: Pick<ArtifactStore, 'exists'>,
+    @Inject(ORCHESTRATOR_CONFIG) private readonly config: ReconcilerConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -159,13 +180,13 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private schedule(): void {
-    const interval = this.context.config.TDA_RECONCILE_INTERVAL_MS;
+    const interval = this.config.TDA_RECONCILE_INTERVAL_MS;
     if (interval <= 0 || this.stopped) return;
     this.timer = setTimeout(() => {
       this.reconcileOnce()
         .catch((error: unknown) =>
           logEvent(
-            this.context.logger,
+            this.logger,
             'error',
             'reconcile_failed',
             { error: describeError(error) },
@@ -181,10 +202,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   private async pass(options: ReconcilePassOptions): Promise<ReconcileReport> {
     const mode = options.mode ?? 'apply';
     const maxRuns = Math.min(
-      options.maxRuns ?? this.context.config.TDA_RECONCILE_MAX_RUNS,
-      this.context.config.TDA_RECONCILE_MAX_RUNS,
+      options.maxRuns ?? this.config.TDA_RECONCILE_MAX_RUNS,
+      this.config.TDA_RECONCILE_MAX_RUNS,
     );
-    const started = this.context.clock();
+    const started = this.clock();
     const report: ReconcileReport = {
       mode,
       startedAt: started.toISOString(),
@@ -211,7 +232,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       let cursor: string | undefined;
       do {
         if (this.stopped) break scan;
-        const page = await this.context.store.list({
+        const page = await this.store.list({
           status,
           limit: LIST_LIMIT_MAX,
           ...(cursor === undefined ? {} : { cursor }),
@@ -246,7 +267,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     if (mode === 'apply' && !this.stopped) {
       this.addAdmission(report, await this.admission.admitQueuedSafely('reconcile'));
     }
-    report.durationMs = Math.max(0, this.context.clock().getTime() - started.getTime());
+    report.durationMs = Math.max(0, this.clock().getTime() - started.getTime());
     this.logFinished(report);
     return report;
   }
@@ -258,12 +279,12 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
    * closed CANCELLED; nothing else about an ended run changes). Their drift joins the report.
    */
   private async scanEnded(report: ReconcileReport, mode: ReconcileMode): Promise<void> {
-    const window = this.context.config.TDA_RECONCILE_ENDED_RUNS;
+    const window = this.config.TDA_RECONCILE_ENDED_RUNS;
     for (const status of ENDED_STATUSES) {
       let seen = 0;
       let cursor: string | undefined;
       while (seen < window && !this.stopped) {
-        const page = await this.context.store.list({
+        const page = await this.store.list({
           status,
           limit: Math.min(LIST_LIMIT_MAX, window - seen),
           ...(cursor === undefined ? {} : { cursor }),
@@ -290,16 +311,8 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     report.errors += admission.errors;
   }
 
-  private options(): ReconcileOptions {
-    const { config } = this.context;
-    return {
-      now: this.context.clock(),
-      republishReadyAfterMs: config.TDA_READY_REPUBLISH_AFTER_MS,
-      stepTimeoutGraceMs: config.TDA_STEP_TIMEOUT_GRACE_MS,
-      ...(config.TDA_MAX_STEP_ATTEMPTS === undefined
-        ? {}
-        : { maxAttempts: config.TDA_MAX_STEP_ATTEMPTS }),
-    };
+  private options(now: Date): ReconcileOptions {
+    return reconcileOptions(this.config, now);
   }
 
   /**
@@ -311,7 +324,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     listed: FlowRun,
     report: ReconcileReport,
     mode: ReconcileMode,
-    scope: 'active' | 'ended',
+    scope: ReconcileScope,
   ): Promise<{ entry: RunDrift; checked: FlowRun; error?: unknown }> {
     const entry: RunDrift = {
       runId: listed.runId,
@@ -321,7 +334,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     };
     try {
       if (mode === 'dry_run') {
-        entry.items = this.decide(listed, scope).drift;
+        entry.items = decideReconcile(listed, this.options(this.clock()), scope).drift;
         return { entry, checked: listed };
       }
       return { entry, checked: await this.applyOne(listed, entry, report, scope) };
@@ -330,7 +343,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       const mapped = mapError(error);
       entry.error = { code: mapped.code, message: mapped.message };
       logEvent(
-        this.context.logger,
+        this.logger,
         'warn',
         'reconcile_failed',
         { runId: listed.runId, error: describeError(error) },
@@ -340,33 +353,24 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private decide(run: FlowRun, scope: 'active' | 'ended'): ReconcileResult {
-    return scope === 'ended'
-      ? reconcileEndedRun(run, this.options())
-      : reconcileRun(run, this.options());
-  }
-
   private async applyOne(
     listed: FlowRun,
     entry: RunDrift,
     report: ReconcileReport,
-    scope: 'active' | 'ended',
+    scope: ReconcileScope,
   ): Promise<FlowRun> {
-    const outcome = await updateWithRetry<{ decision: ReconcileResult; read: FlowRun }>(
-      this.context.store,
+    // 'report': the write is counted first, then a publish failure is this run's error.
+    const outcome = await this.writer.apply(
       listed.runId,
-      (run) => {
-        const decision = this.decide(run, scope);
-        return isEmptyPatch(decision.patch)
-          ? { kind: 'noop', reason: 'nothing_to_write', result: { decision, read: run } }
-          : { kind: 'write', patch: decision.patch, result: { decision, read: run } };
-      },
-      { random: this.context.random, maxAttempts: RECONCILE_WRITE_ATTEMPTS },
+      (run, now) => reconcileDecision(run, this.options(now), scope),
+      'reconcile',
+      'report',
+      { maxAttempts: RECONCILE_WRITE_ATTEMPTS },
     );
     if (outcome.kind === 'not_found') return listed;
-    const { decision, read } = outcome.result;
-    const run = outcome.kind === 'written' ? outcome.run : read;
-    entry.status = read.status;
+    const { run } = outcome;
+    const { decision, readStatus } = outcome.result;
+    entry.status = readStatus;
     entry.items = decision.drift;
     entry.applied = { written: outcome.kind === 'written', status: run.status, republished: [] };
     if (outcome.kind === 'written') {
@@ -376,18 +380,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       report.timedOutSteps += decision.timedOut.length;
       report.cancelledSteps += decision.cancelled.length;
       if (decision.advance.termination !== undefined) report.runsFinished += 1;
-      // closing a dead worker's step in an ended run is not an advance of the run
-      if (scope === 'active') this.advancer.logAdvanced(run, decision.advance, 'reconcile');
     }
-    if (decision.republish.length === 0) return run;
-    const fresh = new Set(decision.advance.newlyReady);
-    const requests: DispatchRequest[] = decision.republish.map((stepId) => ({
-      stepId,
-      reason: fresh.has(stepId) ? 'advance' : 'reconcile',
-    }));
-    const dispatched = await this.dispatcher.dispatch(run, requests);
-    entry.applied.republished = dispatched.map((d) => d.stepId);
-    report.republished += dispatched.length;
+    if (outcome.dispatchFailure !== undefined) throw outcome.dispatchFailure;
+    entry.applied.republished = outcome.dispatched.map((d) => d.stepId);
+    report.republished += outcome.dispatched.length;
     return run;
   }
 
@@ -407,12 +403,12 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         if (expectation.uri === undefined) return artifactMissingDrift(expectation, 'no_uri');
         report.artifactsChecked += 1;
         try {
-          const exists = await this.context.artifacts.exists(expectation.uri);
+          const exists = await this.artifacts.exists(expectation.uri);
           return exists ? undefined : artifactMissingDrift(expectation, 'not_found');
         } catch (error) {
           report.artifactCheckErrors += 1;
           logEvent(
-            this.context.logger,
+            this.logger,
             'warn',
             'reconcile_failed',
             { runId: run.runId, stepId: expectation.stepId, error: describeError(error) },
@@ -440,7 +436,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       )
       .slice(0, LOGGED_DRIFT_MAX);
     // A quiet pass every 30 s is noise at info level.
-    logEvent(this.context.logger, eventful ? 'info' : 'debug', 'reconcile_finished', {
+    logEvent(this.logger, eventful ? 'info' : 'debug', 'reconcile_finished', {
       ...counts,
       driftTotal: drift.total,
       driftByKind: drift.byKind,

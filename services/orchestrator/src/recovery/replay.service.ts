@@ -22,8 +22,17 @@ import {
   type SnapshotBroker,
   type SnapshotInfo,
 } from '@tda/messaging';
-import { describeError, logEvent } from '@tda/observability';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import type { FlowRunStore } from '@tda/flow-store';
+import { describeError, logEvent, type Logger } from '@tda/observability';
+import type { OrchestratorConfig } from '../config';
+import {
+  CLOCK,
+  LOGGER,
+  MESSAGE_BROKER,
+  ORCHESTRATOR_CONFIG,
+  RUN_STORE,
+  type Clock,
+} from '../orchestrator.tokens';
 import { listRunPages } from '../runs/run-pages';
 import {
   ReplayBrokerError,
@@ -110,11 +119,18 @@ function rejectUnknownKeys(body: Record<string, unknown>, allowed: ReadonlySet<s
  */
 @Injectable()
 export class ReplayService {
-  constructor(@Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext) {}
+  constructor(
+    @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'list'>,
+    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
+    @Inject(ORCHESTRATOR_CONFIG)
+    private readonly config: Pick<OrchestratorConfig, 'TDA_PUBSUB_PREFIX'>,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   /** The subscriptions of this deployment's topology replay applies to. */
   targets(): ReplayTarget[] {
-    const prefix = this.context.config.TDA_PUBSUB_PREFIX;
+    const prefix = this.config.TDA_PUBSUB_PREFIX;
     return [
       ...STEP_TYPES.map((stepType): ReplayTarget => ({
         kind: 'step_ready',
@@ -134,7 +150,7 @@ export class ReplayService {
   async replay(body: unknown): Promise<ReplayResponse> {
     const request = this.parseReplay(body);
     const target = this.target(request.subscription);
-    const now = this.context.clock();
+    const now = this.clock();
     let since: Date;
     if (request.time !== undefined) {
       since = new Date(request.time);
@@ -149,7 +165,7 @@ export class ReplayService {
     if (request.dryRun) return response;
 
     await this.seek(target, request);
-    logEvent(this.context.logger, 'info', 'subscription_seeked', {
+    logEvent(this.logger, 'info', 'subscription_seeked', {
       subscription: target.subscription,
       ...(request.time === undefined ? { snapshot: request.snapshot } : { time: request.time }),
       previewed: response.counts,
@@ -189,7 +205,7 @@ export class ReplayService {
         info.expireTime.getTime() - SNAPSHOT_LIFETIME_MS,
       ).toISOString();
     }
-    logEvent(this.context.logger, 'info', 'snapshot_created', { ...response });
+    logEvent(this.logger, 'info', 'snapshot_created', { ...response });
     return response;
   }
 
@@ -229,7 +245,7 @@ export class ReplayService {
           example: '2026-01-15T10:00:00Z',
         });
       }
-      const now = this.context.clock();
+      const now = this.clock();
       if (Date.parse(time) > now.getTime()) {
         throw new InvalidRequestError(
           'time is in the future: there is nothing to replay after it',
@@ -270,7 +286,7 @@ export class ReplayService {
   }
 
   private snapshotBroker(): MessageBroker & SnapshotBroker {
-    const { broker } = this.context;
+    const { broker } = this;
     if (!supportsSnapshots(broker)) {
       throw new InvalidRequestError('the configured message broker does not support snapshots', {
         field: 'snapshot',
@@ -302,7 +318,7 @@ export class ReplayService {
   private async seek(target: ReplayTarget, request: ReplayRequest): Promise<void> {
     try {
       if (request.time !== undefined) {
-        await this.context.broker.seek(target.subscription, new Date(request.time));
+        await this.broker.seek(target.subscription, new Date(request.time));
       } else {
         await this.snapshotBroker().seekToSnapshot(target.subscription, request.snapshot ?? '');
       }
@@ -329,7 +345,7 @@ export class ReplayService {
       return new SnapshotExistsError(`snapshot '${snapshot ?? ''}' already exists`, { snapshot });
     }
     logEvent(
-      this.context.logger,
+      this.logger,
       'warn',
       'http_request_failed',
       {
@@ -352,7 +368,7 @@ export class ReplayService {
     now: Date,
   ): Promise<ReplayResponse> {
     // Every run, newest first, up to MAX_SCAN_PAGES pages.
-    const { runs, truncated } = await listRunPages(this.context.store, {}, MAX_SCAN_PAGES);
+    const { runs, truncated } = await listRunPages(this.store, {}, MAX_SCAN_PAGES);
     const response: ReplayResponse = {
       subscription: target.subscription,
       kind: target.kind,

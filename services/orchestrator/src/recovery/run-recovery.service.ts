@@ -2,8 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FlowRun } from '@tda/contracts';
 import {
   buildRerun,
-  decideRetry,
-  failedStepIds,
   generateRunId,
   InvalidRequestError,
   isStorageSafeStepId,
@@ -11,14 +9,23 @@ import {
   StepNotFoundError,
   type RetryDecision,
 } from '@tda/flow-engine';
-import { RunNotFoundError, updateWithRetry } from '@tda/flow-store';
-import { describeError, logEvent } from '@tda/observability';
-import { RunAdvancer } from '../dispatch/run-advancer.service';
-import { StepDispatcher } from '../dispatch/step-dispatcher.service';
+import { RunNotFoundError, type FlowRunStore } from '@tda/flow-store';
+import { logEvent, type Logger } from '@tda/observability';
+import type { OrchestratorConfig } from '../config';
+import { RunWriter } from '../dispatch/run-writer.service';
 import { RunConflictError } from '../orchestrator.errors';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import {
+  CLOCK,
+  LOGGER,
+  ORCHESTRATOR_CONFIG,
+  RANDOM,
+  RUN_STORE,
+  type Clock,
+  type RandomSource,
+} from '../orchestrator.tokens';
 import { assertRunId } from '../runs/path-ids';
 import { RunAdmission } from '../runs/run-admission.service';
+import { retryDecision } from './retry.decision';
 
 const RERUN_BODY_KEYS = new Set(['fromStepId']);
 
@@ -35,25 +42,23 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** What one retry request resolved to (the run as written or as read). */
-interface RetryResult {
-  run: FlowRun;
-  decision: RetryDecision | { kind: 'no_failed_steps' };
-}
-
 /**
  * Recovery operations on runs (README "Admin and recovery operations"): retry FAILED steps of a
  * FAILED run in place, and rerun a run from a step into a NEW run that reuses the upstream
- * artifacts. Both are read → pure decision (@tda/flow-engine decideRetry / buildRerun) →
- * conditional write, then step-ready for the newly READY steps through the usual dispatcher.
+ * artifacts. Retry is one RunWriter write (flow-engine decideRetry, step-ready for the newly
+ * READY steps); rerun builds the new run (buildRerun) and admits it like a trigger.
  */
 @Injectable()
 export class RunRecoveryService {
   constructor(
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
-    private readonly advancer: RunAdvancer,
-    private readonly dispatcher: StepDispatcher,
+    @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'get' | 'create'>,
+    private readonly writer: RunWriter,
     private readonly admission: RunAdmission,
+    @Inject(ORCHESTRATOR_CONFIG)
+    private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_RUN_DEADLINE_SECONDS'>,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(RANDOM) private readonly random: RandomSource,
   ) {}
 
   /**
@@ -66,40 +71,24 @@ export class RunRecoveryService {
   async retry(runId: string, stepId?: string): Promise<FlowRun> {
     assertRunId(runId);
     if (stepId !== undefined) assertStepId(stepId, 'stepId');
-    const outcome = await updateWithRetry<RetryResult>(
-      this.context.store,
+    // 'log': the re-opened run is stored; the reconciler republishes READY steps left unclaimed.
+    const outcome = await this.writer.apply(
       runId,
-      (run) => {
-        const stepIds = stepId === undefined ? failedStepIds(run) : [stepId];
-        if (stepIds.length === 0) {
-          return {
-            kind: 'noop',
-            reason: 'no_failed_steps',
-            result: { run, decision: { kind: 'no_failed_steps' } },
-          };
-        }
-        const decision = decideRetry(run, stepIds, { now: this.context.clock() });
-        return decision.kind === 'retry'
-          ? { kind: 'write', patch: decision.patch, result: { run, decision } }
-          : { kind: 'noop', reason: decision.kind, result: { run, decision } };
-      },
-      { random: this.context.random },
+      (run, now) => retryDecision(run, now, stepId),
+      'retry',
+      'log',
     );
     if (outcome.kind === 'not_found') throw new RunNotFoundError(runId);
-    const { decision } = outcome.result;
+    const { run, result: decision } = outcome;
     if (outcome.kind === 'written' && decision.kind === 'retry') {
-      const run = outcome.run;
-      logEvent(this.context.logger, 'info', 'run_retried', {
+      logEvent(this.logger, 'info', 'run_retried', {
         runId,
         retried: decision.retried,
         reopened: decision.reopened,
         newlyReady: decision.advance.newlyReady,
       });
-      this.advancer.logAdvanced(run, decision.advance, 'retry');
-      await this.dispatchSafely(run, decision.advance.newlyReady);
       return run;
     }
-    const run = outcome.result.run;
     switch (decision.kind) {
       case 'already_retried':
         return run;
@@ -150,16 +139,16 @@ export class RunRecoveryService {
     }
     const fromStepId = body['fromStepId'];
     assertStepId(fromStepId, 'fromStepId');
-    const found = await this.context.store.get(runId);
+    const found = await this.store.get(runId);
     if (found === null) throw new RunNotFoundError(runId);
     const source = found.run;
-    const now = this.context.clock();
+    const now = this.clock();
     const decision = buildRerun(source, {
       fromStepId,
       runId: generateRunId({
         createdAt: now,
         symbol: source.scope.symbol,
-        random: this.context.random,
+        random: this.random,
       }),
       now,
       ...this.deadlineOf(source),
@@ -177,9 +166,9 @@ export class RunRecoveryService {
     // Like a trigger: the owner's active-runs quota (429), create-only, then an admission pass
     // starts it when the running limits allow (otherwise it waits PENDING in the queue).
     await this.admission.createWithinQuota(run.ownerId, async () => {
-      await this.context.store.create(run);
+      await this.store.create(run);
     });
-    logEvent(this.context.logger, 'info', 'run_created', {
+    logEvent(this.logger, 'info', 'run_created', {
       runId: run.runId,
       flowKey: run.flowKey,
       ownerId: run.ownerId,
@@ -199,27 +188,8 @@ export class RunRecoveryService {
     if (!Number.isNaN(deadline) && !Number.isNaN(created) && deadline > created) {
       return { deadlineMs: deadline - created };
     }
-    const seconds = this.context.config.TDA_DEFAULT_RUN_DEADLINE_SECONDS;
+    const seconds = this.config.TDA_DEFAULT_RUN_DEADLINE_SECONDS;
     return seconds > 0 ? { deadlineMs: seconds * 1000 } : {};
-  }
-
-  /** The write is durable: a failed publish is left to the reconciler's READY republish. */
-  private async dispatchSafely(run: FlowRun, stepIds: readonly string[]): Promise<void> {
-    if (stepIds.length === 0) return;
-    try {
-      await this.dispatcher.dispatch(
-        run,
-        stepIds.map((stepId) => ({ stepId, reason: 'retry' as const })),
-      );
-    } catch (error) {
-      logEvent(
-        this.context.logger,
-        'warn',
-        'dispatch_failed',
-        { runId: run.runId, error: describeError(error) },
-        'step-ready publish after a retry failed; the reconciler will republish',
-      );
-    }
   }
 }
 

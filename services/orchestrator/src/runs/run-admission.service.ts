@@ -2,25 +2,29 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FlowRun, RunStatus } from '@tda/contracts';
 import {
   admissionRun,
-  advance,
   decideActiveQuota,
   decideQueuedRun,
-  isEmptyPatch,
   planAdmission,
   type AdmissionLimits,
   type AdmissionRun,
-  type AdvanceResult,
   type QueueEntry,
 } from '@tda/flow-engine';
-import { updateWithRetry } from '@tda/flow-store';
-import { describeError, logEvent } from '@tda/observability';
-import { RunAdvancer } from '../dispatch/run-advancer.service';
-import { StepDispatcher } from '../dispatch/step-dispatcher.service';
+import type { FlowRunStore } from '@tda/flow-store';
+import { describeError, logEvent, type Logger } from '@tda/observability';
+import type { OrchestratorConfig } from '../config';
+import { RunWriter } from '../dispatch/run-writer.service';
 import { QuotaExceededError } from '../orchestrator.errors';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
-import { discardDuplicate, firstRunWithKey } from './idempotency-key';
+import { CLOCK, LOGGER, ORCHESTRATOR_CONFIG, RUN_STORE, type Clock } from '../orchestrator.tokens';
+import { IdempotencyKeys } from './idempotency-keys.service';
 import { KeyedMutex } from './keyed-mutex';
+import { endQueuedRunDecision, startQueuedRunDecision } from './queued-run.decision';
 import { listRunPages } from './run-pages';
+
+/** The config RunAdmission reads: the running limits and the active-runs quota. */
+export type AdmissionConfig = Pick<
+  OrchestratorConfig,
+  'TDA_MAX_RUNNING_RUNS' | 'TDA_MAX_RUNNING_RUNS_PER_OWNER' | 'TDA_MAX_ACTIVE_RUNS_PER_OWNER'
+>;
 
 /** What asked for an admission pass (logged as the run_advanced cause of the runs it starts). */
 export type AdmissionCause =
@@ -75,15 +79,18 @@ export class RunAdmission {
   private next: Promise<AdmissionPassResult> | undefined;
 
   constructor(
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
-    private readonly dispatcher: StepDispatcher,
-    private readonly advancer: RunAdvancer,
+    @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'get' | 'list'>,
+    private readonly writer: RunWriter,
+    private readonly idempotencyKeys: IdempotencyKeys,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ORCHESTRATOR_CONFIG) private readonly config: AdmissionConfig,
   ) {}
 
   get limits(): AdmissionLimits {
     return {
-      maxRunning: this.context.config.TDA_MAX_RUNNING_RUNS,
-      maxRunningPerOwner: this.context.config.TDA_MAX_RUNNING_RUNS_PER_OWNER,
+      maxRunning: this.config.TDA_MAX_RUNNING_RUNS,
+      maxRunningPerOwner: this.config.TDA_MAX_RUNNING_RUNS_PER_OWNER,
     };
   }
 
@@ -95,14 +102,14 @@ export class RunAdmission {
    */
   async createWithinQuota(ownerId: string, create: () => Promise<void>): Promise<void> {
     await this.ownerLocks.run(ownerId, async () => {
-      const limit = this.context.config.TDA_MAX_ACTIVE_RUNS_PER_OWNER;
+      const limit = this.config.TDA_MAX_ACTIVE_RUNS_PER_OWNER;
       const active =
         (await this.count({ status: 'PENDING', ownerId })) +
         (await this.count({ status: 'RUNNING', ownerId }));
       const decision = decideActiveQuota(ownerId, active, limit);
       if (decision.kind === 'exceeded') {
         logEvent(
-          this.context.logger,
+          this.logger,
           'info',
           'run_quota_exceeded',
           { ownerId, active, limit },
@@ -147,7 +154,7 @@ export class RunAdmission {
       return await this.admitQueued(cause);
     } catch (error) {
       logEvent(
-        this.context.logger,
+        this.logger,
         'warn',
         'admission_failed',
         { cause, error: describeError(error) },
@@ -167,11 +174,11 @@ export class RunAdmission {
     const pass = await this.admitQueuedSafely(cause);
     const current =
       pass.written.find((r) => r.runId === run.runId) ??
-      (await this.context.store.get(run.runId).catch(() => null))?.run ??
+      (await this.store.get(run.runId).catch(() => null))?.run ??
       run;
     const entry = pass.queue.find((e) => e.runId === run.runId);
     if (current.status === 'PENDING' && entry !== undefined) {
-      logEvent(this.context.logger, 'info', 'run_queued', {
+      logEvent(this.logger, 'info', 'run_queued', {
         runId: run.runId,
         ownerId: run.ownerId,
         position: entry.position,
@@ -184,7 +191,7 @@ export class RunAdmission {
 
   /** The run's place in the queue now (read-only; undefined when it is not queued). */
   async queueEntry(runId: string): Promise<QueueEntry | undefined> {
-    const { running, queued } = await this.snapshot(this.context.clock());
+    const { running, queued } = await this.snapshot(this.clock());
     const plan = planAdmission(running.map(admissionRun), queued.map(admissionRun), this.limits);
     return plan.queue.find((entry) => entry.runId === runId);
   }
@@ -192,7 +199,7 @@ export class RunAdmission {
   // ---------------------------------------------------------------------------------------------
 
   private async pass(cause: AdmissionCause): Promise<AdmissionPassResult> {
-    const now = this.context.clock();
+    const now = this.clock();
     const result = emptyResult();
     const { running, queued, ending } = await this.snapshot(now);
     result.scanned = queued.length + ending.length;
@@ -219,7 +226,7 @@ export class RunAdmission {
       if (status === 'RUNNING' || status === undefined) runningRuns.push(candidate);
     }
     for (const entry of result.queue) {
-      logEvent(this.context.logger, 'debug', 'run_queued', {
+      logEvent(this.logger, 'debug', 'run_queued', {
         runId: entry.runId,
         ownerId: entry.ownerId,
         position: entry.position,
@@ -261,7 +268,7 @@ export class RunAdmission {
     } catch (error) {
       result.errors += 1;
       logEvent(
-        this.context.logger,
+        this.logger,
         'warn',
         'admission_failed',
         { runId, cause, error: describeError(error) },
@@ -273,21 +280,11 @@ export class RunAdmission {
 
   /** A queued run that ends without starting (cancel requested, deadline, unusable graph). */
   private async end(listed: FlowRun, cause: AdmissionCause, result: AdmissionPassResult) {
-    const outcome = await updateWithRetry<AdvanceResult | undefined>(
-      this.context.store,
-      listed.runId,
-      (run) => {
-        const decision = decideQueuedRun(run, this.context.clock());
-        return decision.kind === 'end'
-          ? { kind: 'write', patch: decision.advance.patch, result: decision.advance }
-          : { kind: 'noop', reason: decision.kind, result: undefined };
-      },
-      { random: this.context.random },
-    );
+    // Ending writes no READY step: nothing is dispatched.
+    const outcome = await this.writer.apply(listed.runId, endQueuedRunDecision, cause, 'log');
     if (outcome.kind !== 'written' || outcome.result === undefined) return;
     result.ended.push(listed.runId);
     result.written.push(outcome.run);
-    this.advancer.logAdvanced(outcome.run, outcome.result, cause);
   }
 
   /**
@@ -302,50 +299,36 @@ export class RunAdmission {
     result: AdmissionPassResult,
   ): Promise<RunStatus | undefined> {
     if (listed.idempotencyKey !== undefined) {
-      const first = await firstRunWithKey(this.context, listed.ownerId, listed.idempotencyKey);
+      const first = await this.idempotencyKeys.firstRunWithKey(
+        listed.ownerId,
+        listed.idempotencyKey,
+      );
       if (first !== undefined && first.runId !== listed.runId) {
-        await discardDuplicate(this.context, listed.runId, first.runId);
+        await this.idempotencyKeys.discardDuplicate(listed.runId, first.runId);
         result.ended.push(listed.runId);
         return 'CANCELLED';
       }
     }
-    const outcome = await updateWithRetry<{ decision?: AdvanceResult; read: FlowRun }>(
-      this.context.store,
-      listed.runId,
-      (run) => {
-        if (run.status !== 'PENDING') {
-          return { kind: 'noop', reason: 'not_queued', result: { read: run } };
-        }
-        const decision = advance(run, this.context.clock());
-        return isEmptyPatch(decision.patch)
-          ? { kind: 'noop', reason: 'nothing_to_advance', result: { decision, read: run } }
-          : { kind: 'write', patch: decision.patch, result: { decision, read: run } };
-      },
-      { random: this.context.random },
-    );
+    // 'report': the start is written and counted before a publish failure fails this run's
+    // admission (admission_failed; the reconciler republishes its unclaimed READY steps).
+    const outcome = await this.writer.apply(listed.runId, startQueuedRunDecision, cause, 'report');
     if (outcome.kind === 'not_found') return undefined;
-    const { decision } = outcome.result;
-    if (outcome.kind !== 'written' || decision === undefined) return outcome.result.read.status;
+    const decision = outcome.result;
+    if (outcome.kind !== 'written' || decision === undefined) return outcome.run.status;
     const run = outcome.run;
-    this.advancer.logAdvanced(run, decision, cause);
     result.written.push(run);
     if (decision.runStatus === 'RUNNING') result.started.push(run.runId);
     else result.ended.push(run.runId);
-    if (decision.newlyReady.length > 0) {
-      const dispatched = await this.dispatcher.dispatch(
-        run,
-        decision.newlyReady.map((stepId) => ({ stepId, reason: 'advance' as const })),
-      );
-      result.dispatched += dispatched.length;
-    }
+    if (outcome.dispatchFailure !== undefined) throw outcome.dispatchFailure;
+    result.dispatched += outcome.dispatched.length;
     return run.status;
   }
 
   private async listAll(status: RunStatus): Promise<FlowRun[]> {
-    return (await listRunPages(this.context.store, { status }, MAX_PAGES)).runs;
+    return (await listRunPages(this.store, { status }, MAX_PAGES)).runs;
   }
 
   private async count(filter: { status: RunStatus; ownerId: string }): Promise<number> {
-    return (await listRunPages(this.context.store, filter, MAX_PAGES)).runs.length;
+    return (await listRunPages(this.store, filter, MAX_PAGES)).runs.length;
   }
 }

@@ -13,7 +13,7 @@ export interface RunPages {
  * one paging loop behind admission, quotas, idempotency lookups and the replay preview.
  */
 export async function listRunPages(
-  store: FlowRunStore,
+  store: Pick<FlowRunStore, 'list'>,
   filter: Omit<RunListQuery, 'limit' | 'cursor'>,
   maxPages: number,
 ): Promise<RunPages> {

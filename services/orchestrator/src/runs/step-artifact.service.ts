@@ -1,14 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ArtifactNotFoundError, ArtifactStoreError, parseGcsUri, sha256Hex } from '@tda/artifacts';
+import {
+  ArtifactNotFoundError,
+  ArtifactStoreError,
+  parseGcsUri,
+  sha256Hex,
+  type ArtifactStore,
+} from '@tda/artifacts';
 import type { StepType } from '@tda/contracts';
 import { StepNotFoundError, stepOf } from '@tda/flow-engine';
-import { describeError, logEvent } from '@tda/observability';
+import { describeError, logEvent, type Logger } from '@tda/observability';
+import type { OrchestratorConfig } from '../config';
 import {
   ArtifactNotAvailableError,
   ArtifactUnavailableError,
   type ArtifactUnavailableReason,
 } from '../orchestrator.errors';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import { ARTIFACT_STORE, LOGGER, ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
 import { assertStepIdParam } from './path-ids';
 import { RunsService } from './runs.service';
 
@@ -38,8 +45,11 @@ export interface StepArtifact {
 @Injectable()
 export class StepArtifactService {
   constructor(
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
     private readonly runs: RunsService,
+    @Inject(ARTIFACT_STORE) private readonly artifacts: Pick<ArtifactStore, 'read'>,
+    @Inject(ORCHESTRATOR_CONFIG)
+    private readonly config: Pick<OrchestratorConfig, 'TDA_ARTIFACTS_BUCKET'>,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async read(runId: string, stepId: string): Promise<StepArtifact> {
@@ -64,7 +74,7 @@ export class StepArtifactService {
     } catch {
       return fail('invalid_uri', `step '${stepId}' records an artifact uri that is not gs://...`);
     }
-    const expected = this.context.config.TDA_ARTIFACTS_BUCKET;
+    const expected = this.config.TDA_ARTIFACTS_BUCKET;
     if (bucket !== expected) {
       return fail(
         'foreign_bucket',
@@ -75,12 +85,12 @@ export class StepArtifactService {
 
     let bytes: Buffer;
     try {
-      bytes = await this.context.artifacts.read(uri);
+      bytes = await this.artifacts.read(uri);
     } catch (error) {
       if (!(error instanceof ArtifactStoreError)) throw error;
       // The storage error itself stays in the logs: its reason may name backend internals.
       logEvent(
-        this.context.logger,
+        this.logger,
         'warn',
         'http_request_failed',
         { runId, stepId, uri, error: describeError(error) },

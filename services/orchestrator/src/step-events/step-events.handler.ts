@@ -11,8 +11,10 @@ import {
   type HandlerOutcome,
   PubSubContext,
 } from '@tda/messaging';
-import { RunAdvancer } from '../dispatch/run-advancer.service';
-import { ORCHESTRATOR_CONTEXT, type OrchestratorContext } from '../orchestrator.options';
+import type { TdaMetrics } from '@tda/observability';
+import { advanceDecision } from '../dispatch/advance.decision';
+import { RunWriter } from '../dispatch/run-writer.service';
+import { METRICS } from '../orchestrator.tokens';
 import { RunAdmission } from '../runs/run-admission.service';
 
 /** READY steps that depend on `stepId`: the ones its SUCCEEDED event may have made READY. */
@@ -25,7 +27,7 @@ export function readyDependents(run: FlowRun, stepId: string): string[] {
 
 /**
  * Consumes step events (worker -> orchestrator, DESIGN §4/§5.2): validate, advance the run
- * (read -> advance -> conditional write), then publish step-ready for newly READY steps.
+ * through RunWriter (read -> advance -> conditional write -> step-ready for newly READY steps).
  *
  * Settlement: a duplicate event yields an empty patch -> noop ack; an invalid body -> ack as
  * invalid (it can never succeed); a failure to write or publish throws -> nack, so the event is
@@ -38,9 +40,9 @@ export function readyDependents(run: FlowRun, stepId: string): string[] {
 @Controller()
 export class StepEventsHandler {
   constructor(
-    private readonly advancer: RunAdvancer,
-    @Inject(ORCHESTRATOR_CONTEXT) private readonly context: OrchestratorContext,
+    private readonly writer: RunWriter,
     private readonly admission: RunAdmission,
+    @Inject(METRICS) private readonly metrics: Pick<TdaMetrics, 'messagesHandled'>,
   ) {}
 
   @EventPattern(MESSAGE_TYPES.stepEvent, PUBSUB_TRANSPORT)
@@ -48,13 +50,13 @@ export class StepEventsHandler {
     const subscription = ctx.getSubscription();
     try {
       const outcome = await this.decide(body, ctx);
-      this.context.metrics.messagesHandled.inc({
+      this.metrics.messagesHandled.inc({
         subscription,
         outcome: outcome.outcome === 'invalid' ? 'invalid' : 'ack',
       });
       return outcome;
     } catch (error) {
-      this.context.metrics.messagesHandled.inc({ subscription, outcome: 'nack' });
+      this.metrics.messagesHandled.inc({ subscription, outcome: 'nack' });
       throw error;
     }
   }
@@ -67,14 +69,18 @@ export class StepEventsHandler {
     if (deliveryAttempt > DEFAULT_MAX_DELIVERY_ATTEMPTS) {
       return noop(`delivery attempt ${deliveryAttempt}: left to the reconciler`);
     }
-    const outcome = await this.advancer.advanceRun(event.runId, {
-      cause: 'step_event',
-      ...(deliveryAttempt > 1 ? { republish: (run) => readyDependents(run, event.stepId) } : {}),
-    });
+    // Nack on a publish failure ('throw'): the redelivery republishes the READY dependents.
+    const outcome = await this.writer.apply(
+      event.runId,
+      (run, now) =>
+        advanceDecision(run, now, deliveryAttempt > 1 ? readyDependents(run, event.stepId) : []),
+      'step_event',
+      'throw',
+    );
     if (outcome.kind === 'not_found') return noop('run_not_found');
     // The run just ended: its slot goes to the oldest admissible queued run (errors are logged;
     // the reconciler's pass admits at the latest).
-    if (outcome.advance.termination !== undefined)
+    if (outcome.result.termination !== undefined)
       await this.admission.admitQueuedSafely('step_event');
     const published = outcome.dispatched.length;
     if (outcome.kind === 'noop') {
