@@ -5,14 +5,8 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { ArtifactStore } from '@tda/artifacts';
-import type { ErrorCode, FlowRun, RunStatus } from '@tda/contracts';
-import {
-  artifactMissingDrift,
-  expectedArtifacts,
-  type DriftItem,
-  type DriftKind,
-  type ReconcileOptions,
-} from '@tda/flow-engine';
+import type { FlowRun, RunStatus } from '@tda/contracts';
+import { artifactMissingDrift, expectedArtifacts, type ReconcileOptions } from '@tda/flow-engine';
 import { LIST_LIMIT_MAX, type FlowRunStore } from '@tda/flow-store';
 import { describeError, logEvent, type Logger } from '@tda/observability';
 import type { OrchestratorConfig } from '../config';
@@ -26,7 +20,7 @@ import {
   RUN_STORE,
   type Clock,
 } from '../orchestrator.tokens';
-import { RunAdmission, type AdmissionPassResult } from '../runs/run-admission.service';
+import { RunAdmission } from '../runs/run-admission.service';
 import {
   decideReconcile,
   reconcileDecision,
@@ -34,74 +28,19 @@ import {
   type ReconcileConfig,
   type ReconcileScope,
 } from './reconcile.decision';
+import {
+  addAdmission,
+  countWrite,
+  emptyReport,
+  finishedLine,
+  tallyDrift,
+  type ReconcileMode,
+  type ReconcilePassOptions,
+  type ReconcileReport,
+  type RunDrift,
+} from './reconcile-report';
 
-/** dry_run: decide and report, zero writes and zero publishes. apply: decide, write, publish. */
-export type ReconcileMode = 'dry_run' | 'apply';
-
-export interface ReconcilePassOptions {
-  /** Default 'apply' (the timer's pass). */
-  mode?: ReconcileMode;
-  /** Runs to look at in this pass (default and maximum TDA_RECONCILE_MAX_RUNS). */
-  maxRuns?: number;
-  /**
-   * Check that every SUCCEEDED step's artifact exists (one ArtifactStore.exists per step; report
-   * only, never fixed). Default false: the timer's pass skips this I/O.
-   */
-  checkArtifacts?: boolean;
-}
-
-/** What the pass found (and, in apply mode, did) for one run with drift. */
-export interface RunDrift {
-  runId: string;
-  flowKey: string;
-  /** The run's status as read. */
-  status: RunStatus;
-  items: DriftItem[];
-  /** apply only: the result of this pass's single conditional write and its step-ready messages. */
-  applied?: { written: boolean; status: RunStatus; republished: string[] };
-  /** The run could not be reconciled (retried on the next pass); sanitized. */
-  error?: { code: ErrorCode; message: string };
-}
-
-export interface ReconcileReport {
-  mode: ReconcileMode;
-  startedAt: string;
-  durationMs: number;
-  /** RUNNING runs looked at (+ queued runs the admission pass looked at, apply only). */
-  runsScanned: number;
-  /**
-   * Ended runs (FAILED, CANCELLED) looked at for steps left RUNNING by a dead worker: the newest
-   * TDA_RECONCILE_ENDED_RUNS of each status (a window, never `truncated`).
-   */
-  endedRunsScanned: number;
-  maxRuns: number;
-  /** More runs were left than maxRuns allowed: run the pass again (or raise the limit). */
-  truncated: boolean;
-  /** Runs that got a (single) conditional write. Always 0 in a dry run. */
-  runsWritten: number;
-  /** Step-ready messages published (stale READY, reclaimed and newly READY steps). 0 in a dry run. */
-  republished: number;
-  reclaimedSteps: number;
-  /** FAILED by LEASE_EXPIRED on the last attempt or by STEP_TIMEOUT. */
-  failedSteps: number;
-  /** FAILED by STEP_TIMEOUT (a subset of failedSteps). */
-  timedOutSteps: number;
-  cancelledSteps: number;
-  /** Runs this pass ended (deadline, failures, everything done, ...). */
-  runsFinished: number;
-  /** Runs whose reconcile threw (logged; retried on the next pass). */
-  errors: number;
-  artifactsChecked: number;
-  artifactsMissing: number;
-  /** ArtifactStore.exists calls that failed (the artifact's state is unknown; logged). */
-  artifactCheckErrors: number;
-  drift: {
-    total: number;
-    byKind: Partial<Record<DriftKind, number>>;
-    /** Only runs with drift (or an error), in the order they were scanned (newest first). */
-    runs: RunDrift[];
-  };
-}
+export type { ReconcileMode, ReconcilePassOptions, ReconcileReport, RunDrift };
 
 // PENDING runs are queued: only RunAdmission starts (or ends) them, at the end of each pass.
 const ACTIVE_STATUSES: readonly RunStatus[] = ['RUNNING'];
@@ -109,8 +48,6 @@ const ACTIVE_STATUSES: readonly RunStatus[] = ['RUNNING'];
 const ENDED_STATUSES: readonly RunStatus[] = ['FAILED', 'CANCELLED'];
 /** Conflicts in a pass are not worth long retries: the next pass decides again. */
 const RECONCILE_WRITE_ATTEMPTS = 3;
-/** Drift lines named in the reconcile_finished log line (the full list is in the report). */
-const LOGGED_DRIFT_MAX = 20;
 
 /** The config the reconciler reads: its timer, scan bounds and the decision's thresholds. */
 export type ReconcilerConfig = ReconcileConfig &
@@ -206,27 +143,22 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       this.config.TDA_RECONCILE_MAX_RUNS,
     );
     const started = this.clock();
-    const report: ReconcileReport = {
-      mode,
-      startedAt: started.toISOString(),
-      durationMs: 0,
-      runsScanned: 0,
-      endedRunsScanned: 0,
-      maxRuns,
-      truncated: false,
-      runsWritten: 0,
-      republished: 0,
-      reclaimedSteps: 0,
-      failedSteps: 0,
-      timedOutSteps: 0,
-      cancelledSteps: 0,
-      runsFinished: 0,
-      errors: 0,
-      artifactsChecked: 0,
-      artifactsMissing: 0,
-      artifactCheckErrors: 0,
-      drift: { total: 0, byKind: {}, runs: [] },
-    };
+    const report = emptyReport(mode, started, maxRuns);
+    await this.scanActive(report, options.checkArtifacts === true);
+    await this.scanEnded(report, mode);
+    tallyDrift(report);
+    // Starting queued runs writes: never in a dry run.
+    if (mode === 'apply' && !this.stopped) {
+      addAdmission(report, await this.admission.admitQueuedSafely('reconcile'));
+    }
+    report.durationMs = Math.max(0, this.clock().getTime() - started.getTime());
+    const line = finishedLine(report);
+    logEvent(this.logger, line.level, 'reconcile_finished', line.fields);
+    return report;
+  }
+
+  /** RUNNING runs, newest first, up to report.maxRuns (then `truncated`). */
+  private async scanActive(report: ReconcileReport, checkArtifacts: boolean): Promise<void> {
     const visited = new Set<string>();
     scan: for (const status of ACTIVE_STATUSES) {
       let cursor: string | undefined;
@@ -239,14 +171,14 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         });
         for (const run of page.runs) {
           if (visited.has(run.runId) || this.stopped) continue;
-          if (visited.size >= maxRuns) {
+          if (visited.size >= report.maxRuns) {
             report.truncated = true;
             break scan;
           }
           visited.add(run.runId);
           report.runsScanned += 1;
-          const drift = await this.reconcileOne(run, report, mode, 'active');
-          if (options.checkArtifacts === true && drift.error === undefined) {
+          const drift = await this.reconcileOne(run, report, report.mode, 'active');
+          if (checkArtifacts && drift.error === undefined) {
             await this.checkArtifacts(drift.checked, drift.entry, report);
           }
           if (drift.entry.items.length > 0 || drift.entry.error !== undefined) {
@@ -256,20 +188,6 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined);
     }
-    await this.scanEnded(report, mode);
-    for (const entry of report.drift.runs) {
-      for (const item of entry.items) {
-        report.drift.total += 1;
-        report.drift.byKind[item.kind] = (report.drift.byKind[item.kind] ?? 0) + 1;
-      }
-    }
-    // Starting queued runs writes: never in a dry run.
-    if (mode === 'apply' && !this.stopped) {
-      this.addAdmission(report, await this.admission.admitQueuedSafely('reconcile'));
-    }
-    report.durationMs = Math.max(0, this.clock().getTime() - started.getTime());
-    this.logFinished(report);
-    return report;
   }
 
   /**
@@ -300,15 +218,6 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         if (cursor === undefined) break;
       }
     }
-  }
-
-  /** Queued runs the admission pass looked at, started or ended count as this pass's work. */
-  private addAdmission(report: ReconcileReport, admission: AdmissionPassResult): void {
-    report.runsScanned += admission.scanned;
-    report.runsWritten += admission.started.length + admission.ended.length;
-    report.runsFinished += admission.ended.length;
-    report.republished += admission.dispatched;
-    report.errors += admission.errors;
   }
 
   private options(now: Date): ReconcileOptions {
@@ -373,14 +282,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     entry.status = readStatus;
     entry.items = decision.drift;
     entry.applied = { written: outcome.kind === 'written', status: run.status, republished: [] };
-    if (outcome.kind === 'written') {
-      report.runsWritten += 1;
-      report.reclaimedSteps += decision.reclaimed.length;
-      report.failedSteps += decision.failed.length;
-      report.timedOutSteps += decision.timedOut.length;
-      report.cancelledSteps += decision.cancelled.length;
-      if (decision.advance.termination !== undefined) report.runsFinished += 1;
-    }
+    if (outcome.kind === 'written') countWrite(report, decision);
     if (outcome.dispatchFailure !== undefined) throw outcome.dispatchFailure;
     entry.applied.republished = outcome.dispatched.map((d) => d.stepId);
     report.republished += outcome.dispatched.length;
@@ -423,24 +325,5 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       report.artifactsMissing += 1;
       entry.items.push(item);
     }
-  }
-
-  private logFinished(report: ReconcileReport): void {
-    const { drift, ...counts } = report;
-    const eventful =
-      report.mode === 'dry_run' ||
-      report.runsWritten + report.republished + report.errors + drift.total > 0;
-    const lines = drift.runs
-      .flatMap((run) =>
-        run.items.map((item) => `${run.runId} ${item.stepId ?? '-'} ${item.kind} ${item.action}`),
-      )
-      .slice(0, LOGGED_DRIFT_MAX);
-    // A quiet pass every 30 s is noise at info level.
-    logEvent(this.logger, eventful ? 'info' : 'debug', 'reconcile_finished', {
-      ...counts,
-      driftTotal: drift.total,
-      driftByKind: drift.byKind,
-      ...(lines.length === 0 ? {} : { drift: lines }),
-    });
   }
 }
