@@ -107,8 +107,9 @@ export class RunWriter {
       return { dispatched: await this.dispatcher.dispatch(run, requests) };
     } catch (error) {
       if (policy === 'throw') throw error;
-      if (policy === 'report')
+      if (policy === 'report') {
         return { dispatched: [], dispatchFailure: asDispatchError(run, requests, error) };
+      }
       logEvent(
         this.logger,
         'warn',
@@ -121,6 +122,7 @@ export class RunWriter {
   }
 }
 
+/** dispatch() fails with StepDispatchError; anything else is wrapped so `report` has one type. */
 function asDispatchError(
   run: FlowRun,
   requests: readonly DispatchRequest[],
