@@ -21,6 +21,7 @@ describe('decideClaim', () => {
       attempt: 1,
       lease: { owner: 'worker-a', expiresAt: at(90).toISOString() },
       startedAt: NOW.toISOString(),
+      runDeadlinePassed: false,
       patch: {
         'steps.ohlcv_export:1d.status': 'RUNNING',
         'steps.ohlcv_export:1d.attempt': 1,
@@ -123,6 +124,24 @@ describe('decideClaim', () => {
     const run = makeRun({ s: { status: 'READY' } }, { status: 'RUNNING' });
     expect(() => decideClaim(run, 's', { ...options, owner: ' ' })).toThrow(InvalidRequestError);
     expect(() => decideClaim(run, 's', { ...options, leaseMs: 0 })).toThrow(InvalidRequestError);
+  });
+
+  it('carries the run deadline rule: the parsed deadline, and whether it already passed', () => {
+    const ready = { 'ohlcv_export:1d': { status: 'READY' as const } };
+    const claim = (deadlineAt?: string) => {
+      const run = makeRun(ready, {
+        status: 'RUNNING',
+        ...(deadlineAt === undefined ? {} : { deadlineAt }),
+      });
+      const decision = decideClaim(run, 'ohlcv_export:1d', options);
+      if (decision.kind !== 'claim') throw new Error(decision.kind);
+      return { runDeadlineMs: decision.runDeadlineMs, passed: decision.runDeadlinePassed };
+    };
+    expect(claim()).toEqual({ runDeadlineMs: undefined, passed: false });
+    expect(claim(iso(60))).toEqual({ runDeadlineMs: at(60).getTime(), passed: false });
+    // at or before now: the step is claimed, and its worker finalizes it CANCELLED at once
+    expect(claim(iso(30))).toEqual({ runDeadlineMs: NOW.getTime(), passed: true });
+    expect(claim(iso(1))).toEqual({ runDeadlineMs: at(1).getTime(), passed: true });
   });
 
   it('records the worker policy: deadlineAt = now + timeoutMs and maxAttempts', () => {

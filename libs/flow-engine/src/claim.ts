@@ -4,7 +4,7 @@ import { isExecutable, type NotExecutableReason } from './executable';
 import { FIELD_DELETE, stepPath, type RunPatch } from './patch';
 import { stepOf } from './step-lookup';
 import { assertMaxAttemptsOption } from './step-policy';
-import { addMs, toTimestamp } from './time';
+import { addMs, timestampMs, toTimestamp } from './time';
 
 export interface ClaimOptions {
   now: Date;
@@ -36,6 +36,14 @@ export type ClaimDecision =
       attempt: number;
       lease: StepLease;
       startedAt: string;
+      /** The run's deadline (ms since epoch) when it has one: the worker stops its step there. */
+      runDeadlineMs?: number;
+      /**
+       * The run was already past its deadline at the claim: its result could not be used (the
+       * orchestrator fails the run RUN_TIMEOUT), so the worker finalizes the step CANCELLED
+       * (cause deadline_passed) without doing any work.
+       */
+      runDeadlinePassed: boolean;
     }
   /** Nothing to write: ack the message (seed 002 scenario A). */
   | { kind: 'noop'; stepId: string; reason: ClaimNoopReason }
@@ -140,5 +148,15 @@ export function decideClaim(run: FlowRun, stepId: string, options: ClaimOptions)
   if (step.error !== undefined) patch[stepPath(stepId, 'error')] = FIELD_DELETE;
   if (step.finishedAt !== undefined) patch[stepPath(stepId, 'finishedAt')] = FIELD_DELETE;
   if (step.progress !== undefined) patch[stepPath(stepId, 'progress')] = FIELD_DELETE;
-  return { kind: 'claim', stepId, patch, attempt, lease, startedAt: ts };
+  const runDeadlineMs = timestampMs(run.deadlineAt);
+  return {
+    kind: 'claim',
+    stepId,
+    patch,
+    attempt,
+    lease,
+    startedAt: ts,
+    ...(runDeadlineMs === undefined ? {} : { runDeadlineMs }),
+    runDeadlinePassed: runDeadlineMs !== undefined && runDeadlineMs <= options.now.getTime(),
+  };
 }

@@ -205,7 +205,7 @@ describe('reconcileRun', () => {
     expect(applyPatch(run, result.patch).status).toBe('CANCELLED');
   });
 
-  it('maxAttempts: the override, else what the claim recorded, else the step type policy', () => {
+  it('maxAttempts: the override, else what the claim recorded, else seed 004 (3)', () => {
     const expired = (attempt: number, maxAttempts?: number) =>
       makeRun(
         {

@@ -5,12 +5,7 @@ import { decideLeaseExpiry, type LeaseExpiryDecision } from './lease';
 import { applyPatch, isEmptyPatch, mergePatches, sortedSteps, type RunPatch } from './patch';
 import { isTerminalRunStatus } from './run-status';
 import { stepOf } from './step-lookup';
-import {
-  assertMaxAttemptsOption,
-  DEFAULT_STEP_POLICIES,
-  DEFAULT_STEP_POLICY,
-  isValidMaxAttempts,
-} from './step-policy';
+import { assertMaxAttemptsOption, DEFAULT_STEP_POLICY, isValidMaxAttempts } from './step-policy';
 import { decideStepTimeout, STEP_TIMEOUT_GRACE_MS, type StepTimeoutDecision } from './step-timeout';
 import { timestampMs, toTimestamp } from './time';
 
@@ -86,16 +81,15 @@ export type RunningStepDecision =
   | (Exclude<LeaseExpiryDecision, { kind: 'none' }> & { cause: 'lease_expired' })
   | { kind: 'none' };
 
-/** The claims allowed for a step: operator override, else what the claim recorded, else policy. */
+/** The claims allowed for a step: operator override, else what the claim recorded, else seed 004's. */
 export function effectiveMaxAttempts(
   step: Pick<FlowStep, 'stepType' | 'maxAttempts'>,
   override?: number,
 ): number {
   if (override !== undefined) return override;
   if (isValidMaxAttempts(step.maxAttempts)) return step.maxAttempts;
-  return Object.hasOwn(DEFAULT_STEP_POLICIES, step.stepType)
-    ? DEFAULT_STEP_POLICIES[step.stepType].maxAttempts
-    : DEFAULT_STEP_POLICY.maxAttempts;
+  // A claim always records it; only a step never claimed under the policy lacks it.
+  return DEFAULT_STEP_POLICY.maxAttempts;
 }
 
 /**

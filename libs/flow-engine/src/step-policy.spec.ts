@@ -1,13 +1,11 @@
-import { STEP_TYPES } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from './errors';
 import {
+  applyStepPolicyOverrides,
   assertMaxAttemptsOption,
-  DEFAULT_STEP_POLICIES,
   DEFAULT_STEP_POLICY,
   isValidMaxAttempts,
   MAX_STEP_ATTEMPTS_LIMIT,
-  stepPolicyFor,
 } from './step-policy';
 
 describe('step policies', () => {
@@ -21,18 +19,9 @@ describe('step policies', () => {
     });
   });
 
-  it('has an entry for every step type; the LLM steps get seed 002 780 s', () => {
-    expect(Object.keys(DEFAULT_STEP_POLICIES).sort()).toEqual([...STEP_TYPES].sort());
-    expect(stepPolicyFor('LLM_REPORT').timeoutMs).toBe(780_000);
-    expect(stepPolicyFor('LLM_RECOMMENDATION').timeoutMs).toBe(780_000);
-    expect(stepPolicyFor('OHLCV_EXPORT')).toEqual(DEFAULT_STEP_POLICY);
-    expect(stepPolicyFor('CHART_EXPORT').timeoutMs).toBe(120_000);
-    // every entry is a working policy
-    for (const type of STEP_TYPES) expect(() => stepPolicyFor(type)).not.toThrow();
-  });
-
-  it('applies overrides field by field (undefined ignored) and never mutates the table', () => {
-    const policy = stepPolicyFor('LLM_REPORT', {
+  it('applies overrides field by field (undefined ignored) and never mutates the base', () => {
+    const base = { ...DEFAULT_STEP_POLICY, timeoutMs: 780_000 };
+    const policy = applyStepPolicyOverrides(base, {
       timeoutMs: 5_000,
       maxAttempts: undefined,
       retry: { tries: 1 },
@@ -43,8 +32,9 @@ describe('step policies', () => {
       retry: { ...DEFAULT_STEP_POLICY.retry, tries: 1 },
     });
     policy.retry.baseDelayMs = 7;
-    expect(stepPolicyFor('LLM_REPORT').retry.baseDelayMs).toBe(1_000);
-    expect(stepPolicyFor('LLM_REPORT').timeoutMs).toBe(780_000);
+    expect(base.retry.baseDelayMs).toBe(1_000);
+    expect(base.timeoutMs).toBe(780_000);
+    expect(DEFAULT_STEP_POLICY.retry.baseDelayMs).toBe(1_000);
   });
 
   it.each([
@@ -59,7 +49,7 @@ describe('step policies', () => {
   ])('refuses %o naming %s', (overrides, field) => {
     let thrown: unknown;
     try {
-      stepPolicyFor('OHLCV_EXPORT', overrides);
+      applyStepPolicyOverrides(DEFAULT_STEP_POLICY, overrides, 'OHLCV_EXPORT');
     } catch (error) {
       thrown = error;
     }
@@ -68,10 +58,6 @@ describe('step policies', () => {
       field,
       stepType: 'OHLCV_EXPORT',
     });
-  });
-
-  it('refuses an unknown step type', () => {
-    expect(() => stepPolicyFor('NOPE' as never)).toThrow(/unknown stepType 'NOPE'/);
   });
 
   it('maxAttempts: an integer in 1..MAX_STEP_ATTEMPTS_LIMIT (claim, reconcile, recorded value)', () => {

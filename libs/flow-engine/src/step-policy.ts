@@ -1,4 +1,4 @@
-import { STEP_TYPES, type StepType } from '@tda/contracts';
+import type { StepType } from '@tda/contracts';
 import { InvalidRequestError } from './errors';
 
 /** In-process retries of a retryable handler error (seed 004 §5.1: 3 tries, 1 s / 2 s / 4 s). */
@@ -11,7 +11,8 @@ export interface StepRetryPolicy {
 }
 
 /**
- * How one step type is executed and supervised. The worker harness takes its defaults from it;
+ * How one step type is executed and supervised (each step type's descriptor in @tda/worker-kit
+ * holds one; DEFAULT_STEP_POLICY is seed 004's). The worker harness takes its defaults from it;
  * the claim records `timeoutMs` (as `steps.<id>.deadlineAt`) and `maxAttempts` in the run
  * document, so the reconciler decides step timeouts and reclaims without knowing any worker's
  * configuration.
@@ -41,28 +42,6 @@ export const DEFAULT_STEP_POLICY: Readonly<StepPolicy> = Object.freeze({
   retry: Object.freeze({ tries: 3, baseDelayMs: 1_000, maxDelayMs: 4_000 }),
 });
 
-const LLM_STEP_POLICY: Readonly<StepPolicy> = Object.freeze({
-  ...DEFAULT_STEP_POLICY,
-  timeoutMs: 780_000,
-});
-
-/**
- * The policy table per step type. The LLM steps get seed 002's 780 s (a 600 s model request plus
- * a 120 s finalize budget); every other type seed 004's defaults (step types without a worker yet
- * included, until their worker says otherwise).
- */
-export const DEFAULT_STEP_POLICIES: Readonly<Record<StepType, Readonly<StepPolicy>>> =
-  Object.freeze({
-    OHLCV_EXPORT: DEFAULT_STEP_POLICY,
-    CHART_EXPORT: DEFAULT_STEP_POLICY,
-    LLM_REPORT: LLM_STEP_POLICY,
-    LLM_RECOMMENDATION: LLM_STEP_POLICY,
-    ACCOUNT_EXPORT: DEFAULT_STEP_POLICY,
-    INDICATORS_ON_DEMAND: DEFAULT_STEP_POLICY,
-    NEWS_EXPORT: DEFAULT_STEP_POLICY,
-    BACKTEST: DEFAULT_STEP_POLICY,
-  });
-
 /** Upper bound of maxAttempts (the flow_run contract's steps.<id>.maxAttempts maximum). */
 export const MAX_STEP_ATTEMPTS_LIMIT = 100;
 
@@ -87,18 +66,15 @@ export function assertMaxAttemptsOption(maxAttempts: number | undefined): void {
 }
 
 /**
- * The effective policy of a step type: the table's entry with `overrides` applied field by field
- * (undefined fields are ignored). Throws InvalidRequestError naming the field for a policy that
- * cannot work (non-positive timeout, heartbeat not shorter than the lease, ...).
+ * `base` (a step type's policy, from its descriptor in @tda/worker-kit) with `overrides` applied
+ * field by field (undefined fields are ignored). Throws InvalidRequestError naming the field for a
+ * policy that cannot work (non-positive timeout, heartbeat not shorter than the lease, ...).
  */
-export function stepPolicyFor(stepType: StepType, overrides: StepPolicyOverrides = {}): StepPolicy {
-  if (!(STEP_TYPES as readonly string[]).includes(stepType)) {
-    throw new InvalidRequestError(`unknown stepType '${String(stepType)}'`, {
-      stepType,
-      stepTypes: [...STEP_TYPES],
-    });
-  }
-  const base = DEFAULT_STEP_POLICIES[stepType];
+export function applyStepPolicyOverrides(
+  base: Readonly<StepPolicy>,
+  overrides: StepPolicyOverrides = {},
+  stepType?: StepType,
+): StepPolicy {
   const { retry, ...top } = overrides;
   const policy: StepPolicy = { ...base, retry: { ...base.retry } };
   for (const [key, value] of Object.entries(top)) {
