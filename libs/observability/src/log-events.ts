@@ -29,6 +29,7 @@ export const LOG_EVENTS = [
   'step_message_invalid',
   'step_retry',
   'step_recovered',
+  'step_recovery_refused',
   'step_cancelled',
   'step_event_publish_failed',
   'lease_lost',

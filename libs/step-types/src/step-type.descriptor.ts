@@ -1,0 +1,121 @@
+import type { StepInputsByType, StepType, ValidationResult } from '@tda/contracts';
+import { assertStepPolicy, type StepPolicy } from '@tda/flow-engine';
+
+/** A step type that has an inputs schema (flow_run.schema.json selects it by stepType). */
+export type TypedStepType = keyof StepInputsByType;
+
+/**
+ * An upstream step this step type reads: the inputs field that names it (a stepId, or a list of
+ * stepIds with `many`), the step type it must have, and whether it must share this step's
+ * timeframe. The harness checks every declared reference before the handler runs (it exists, has
+ * that type, is in dependsOn, SUCCEEDED with an artifact) and `ctx.upstream(name)` reads and
+ * validates the artifact.
+ */
+export interface UpstreamDeclaration {
+  readonly field: string;
+  readonly stepType: StepType;
+  readonly many?: boolean;
+  readonly sameTimeframe?: boolean;
+}
+
+/** Who an artifact says it belongs to (written inside it by the step that produced it). */
+export interface ArtifactIdentity {
+  runId: string;
+  stepId: string;
+  timeframe?: string;
+}
+
+/** The primary artifact of a step type: a JSON document with a contract of its own. */
+export interface ArtifactContract<A> {
+  /** contracts/<contract>.schema.json */
+  readonly contract: string;
+  validate(data: unknown): ValidationResult<A>;
+  // Method syntax on purpose: a registry holds descriptors of many artifact types.
+  identity(artifact: A): ArtifactIdentity;
+  /** What the schema cannot say (ordering, counts); a problem is a short sanitized sentence. */
+  check?(artifact: A): string | undefined;
+}
+
+/**
+ * How the step type's worker runs on Cloud Run (libs/infra derives manifests, IAM, skaffold and
+ * the build from it). A request-driven Service fed by Pub/Sub push for steps of seconds, an
+ * always-on Worker Pool pulling its subscription for long steps (push requests end at 600 s).
+ */
+export interface WorkerDeploySpec {
+  readonly kind: 'Service' | 'WorkerPool';
+  /** Why this kind (README table, manifest annotation `tda.dev/why`). */
+  readonly why: string;
+  readonly cpu: string;
+  readonly memory: string;
+  /** Service only: requests per instance and the request timeout (longest step + finalize). */
+  readonly concurrency?: number;
+  readonly timeoutSeconds?: number;
+  /** Service: min/max instances. Worker Pool: min is the manual instance count. */
+  readonly minInstances: number;
+  readonly maxInstances: number;
+  /** npm packages the worker loads without a static import (installed in its image). */
+  readonly runtimeDependencies?: readonly string[];
+  /** `llm`: reaches Gemini (API key secret or Vertex AI, per environment). */
+  readonly needs?: readonly 'llm'[];
+}
+
+/**
+ * A step type described once (issue 11): everything else derives from this — the catalogue's
+ * typing (through the inputs schema), the worker bootstrap and harness policy, upstream checks,
+ * the deployment model, skaffold and the build, local-stack composition, the OpenAPI document and
+ * the README tables.
+ */
+export interface StepTypeDescriptor<
+  T extends TypedStepType = TypedStepType,
+  A = unknown,
+  U extends Readonly<Record<string, UpstreamDeclaration>> = Readonly<
+    Record<string, UpstreamDeclaration>
+  >,
+> {
+  readonly stepType: T;
+  /** The worker service (NX project, image, Cloud Run resource): `worker-<step-type>`. */
+  readonly service: `worker-${string}`;
+  readonly description: string;
+  /** contracts/<inputs>.schema.json, the one flow_run selects for stepType. */
+  readonly inputsContract: string;
+  readonly inputs: (data: unknown) => ValidationResult<StepInputsByType[T]>;
+  readonly artifact: ArtifactContract<A>;
+  readonly upstream: U;
+  /** Timeout, attempts, lease, heartbeat, in-process retries (seed 004 defaults unless said). */
+  readonly policy: Readonly<StepPolicy>;
+  readonly deploy: WorkerDeploySpec;
+}
+
+/** Any descriptor, whatever its types (registries, the harness's upstream lookups). */
+export type AnyStepTypeDescriptor = StepTypeDescriptor<
+  TypedStepType,
+  unknown,
+  Readonly<Record<string, UpstreamDeclaration>>
+>;
+
+const SERVICE_NAME = /^worker-[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/**
+ * Checks and freezes a descriptor. A descriptor that cannot work is a programming error found
+ * when the module loads (every test imports the registry): an unusable policy, a service name
+ * that is not an NX project / Cloud Run name, a Service without its request settings.
+ */
+export function defineStepType<
+  const T extends TypedStepType,
+  A,
+  const U extends Readonly<Record<string, UpstreamDeclaration>>,
+>(descriptor: StepTypeDescriptor<T, A, U>): StepTypeDescriptor<T, A, U> {
+  const where = `step type ${descriptor.stepType}`;
+  if (!SERVICE_NAME.test(descriptor.service)) {
+    throw new Error(`${where}: service '${descriptor.service}' is not worker-<kebab-case>`);
+  }
+  assertStepPolicy(descriptor.policy, descriptor.stepType);
+  const { deploy } = descriptor;
+  if (deploy.kind === 'Service' && (deploy.concurrency === undefined || !deploy.timeoutSeconds)) {
+    throw new Error(`${where}: a Service needs concurrency and timeoutSeconds`);
+  }
+  if (deploy.minInstances > deploy.maxInstances) {
+    throw new Error(`${where}: minInstances is above maxInstances`);
+  }
+  return Object.freeze(descriptor);
+}
