@@ -17,3 +17,4 @@ export * from './structured-output.pipeline';
 export * from './offline-analysis';
 export * from './offline-report';
 export * from './offline-analyst.client';
+export * from './llm-step.runtime';

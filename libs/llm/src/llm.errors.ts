@@ -66,3 +66,27 @@ export class ContextLimitError extends ContextInputError {
     );
   }
 }
+
+/** An artifact the prompt needs is not there (a chart image the manifest lists, ...). */
+export class ContextArtifactMissingError extends TdaError {
+  constructor(what: string, uri: string) {
+    super('INVALID_STEP_INPUTS', `${what} does not exist: ${uri}`, {
+      details: { uri },
+      retryable: false,
+    });
+  }
+}
+
+/** The step's promptId names no llm_prompts document. */
+export class PromptNotFoundError extends TdaError {
+  constructor(readonly promptId: string) {
+    super(
+      'INVALID_STEP_INPUTS',
+      `inputs.llm.promptId '${promptId}' is not in the prompt registry`,
+      {
+        details: { field: 'llm.promptId', promptId },
+        retryable: false,
+      },
+    );
+  }
+}

@@ -1,6 +1,5 @@
 import { ERROR_CODE_INFO, type ErrorCode } from '@tda/contracts';
 import { type Logger, logEvent } from '@tda/observability';
-import { classifyGeneration, extractCandidateText } from './candidate-text';
 import {
   LlmCallError,
   type LlmClient,
@@ -8,17 +7,27 @@ import {
   type LlmResponse,
   type LlmUsageMetadata,
 } from './llm-client.port';
-import type {
-  JsonSchemaObject,
-  OutputSchemaValidator,
-  OutputValidationError,
-} from './output-schema';
+import type { JsonSchemaObject, OutputSchemaValidator } from './output-schema';
 import {
   buildRepairPrompt,
   DEFAULT_MAX_PREVIOUS_TEXT_BYTES,
   type InvalidOutputKind,
 } from './repair-prompt';
+import {
+  addUsage,
+  emptyUsage,
+  evaluateResponse,
+  finishReasonOf,
+  invalidDetails,
+  safeRatings,
+  UNSPECIFIED_FINISH_REASON,
+  type Evaluation,
+  type InvalidEvaluation,
+  type UsageTotals,
+} from './structured-output.evaluation';
 import type { TimeBudget } from './time-budget';
+
+export { UNSPECIFIED_FINISH_REASON, type UsageTotals } from './structured-output.evaluation';
 
 /**
  * seed 002 structured-output pipeline, the same for every provider: call the model (provider
@@ -84,13 +93,6 @@ export interface RunStructuredOutputOptions {
   policy?: Partial<StructuredOutputPolicy>;
 }
 
-export interface UsageTotals {
-  promptTokenCount: number;
-  candidatesTokenCount: number;
-  totalTokenCount: number;
-  thoughtsTokenCount: number;
-}
-
 /** Safe per-attempt facts (no text). */
 export interface AttemptDiagnostics {
   attempt: number;
@@ -100,173 +102,66 @@ export interface AttemptDiagnostics {
   textBytes?: number;
   textSha256?: string;
   reasonKind?: InvalidOutputKind | 'safety_block' | 'provider_error' | 'time_budget';
-  validationErrors?: OutputValidationError[];
+  validationErrors?: InvalidEvaluation['validationErrors'];
   validationErrorCount?: number;
 }
 
-export interface StructuredOutputSuccess {
+/** What every result counts, over every request of the run (seed 002 execution metadata). */
+interface Counted {
+  /** Model attempts: 1, or 2 when a repair call was made. */
+  attempts: number;
+  /** Provider requests, retries included. */
+  calls: number;
+  /** Requests that got an answer (a response, valid or not). */
+  answered: number;
+  /** Usage summed over every response received. */
+  usageTotals: UsageTotals;
+}
+
+export interface StructuredOutputSuccess extends Counted {
   ok: true;
   /** The parsed output, valid against the registry schema. */
   output: Record<string, unknown>;
   /** The accepted response. */
   response: LlmResponse;
-  /** Model attempts: 1, or 2 when the repair call produced the output. */
-  attempts: number;
-  /** Provider calls including retries. */
-  calls: number;
   finishReason: string;
   modelVersion?: string;
   requestId?: string;
   /** Usage of the accepted response as reported. */
   usageMetadata?: LlmUsageMetadata;
-  /** Usage summed over every response received (both attempts). */
-  usageTotals: UsageTotals;
   repair: { attempted: boolean; reasonKind?: InvalidOutputKind };
   diagnostics: { textBytes: number; textSha256: string; attempts: AttemptDiagnostics[] };
 }
 
-export interface StructuredOutputFailure {
+export interface StructuredOutputFailure extends Counted {
   ok: false;
   /** ErrorInfo-shaped, sanitized. */
   error: { code: ErrorCode; message: string; retryable: boolean; details: Record<string, unknown> };
-  attempts: number;
-  calls: number;
   /** Of the last response received (none when no call got an answer). */
   finishReason?: string;
   modelVersion?: string;
   requestId?: string;
   usageMetadata?: LlmUsageMetadata;
-  usageTotals: UsageTotals;
   repair: { attempted: boolean; reasonKind?: InvalidOutputKind; skippedReason?: string };
   diagnostics: { attempts: AttemptDiagnostics[] };
 }
 
 export type StructuredOutputResult = StructuredOutputSuccess | StructuredOutputFailure;
 
-/** finishReason reported when the provider gives none (Gemini's enum name for "unspecified"). */
-export const UNSPECIFIED_FINISH_REASON = 'FINISH_REASON_UNSPECIFIED';
-
-type CallOutcome =
-  | { ok: true; response: LlmResponse; calls: number }
-  | {
-      ok: false;
-      code: ErrorCode;
-      message: string;
-      retryable: boolean;
-      details: Record<string, unknown>;
-      calls: number;
-      kind: 'provider_error' | 'time_budget';
-    };
-
-type Evaluation =
-  | { kind: 'valid'; output: Record<string, unknown>; textBytes: number; textSha256: string }
-  | {
-      kind: 'blocked';
-      finishReason?: string;
-      blockReason?: string;
-      textBytes: number;
-      textSha256: string;
-    }
-  | {
-      kind: 'invalid';
-      reason: { kind: InvalidOutputKind; message: string };
-      text: string;
-      textBytes: number;
-      textSha256: string;
-      validationErrors: OutputValidationError[];
-      validationErrorCount: number;
-    };
-
-function jsonParsePosition(error: unknown): string {
-  // V8 quotes part of the input in its message; only the position is kept.
-  const match = error instanceof Error ? /position (\d+)/.exec(error.message) : null;
-  return match === null ? '' : ` at position ${match[1]}`;
-}
-
-function evaluate(
-  response: LlmResponse,
-  validator: OutputSchemaValidator,
-  schemaId: string,
-): Evaluation {
-  const candidate = extractCandidateText(response);
-  const digest = { textBytes: candidate.textBytes, textSha256: candidate.textSha256 };
-  const outcome = classifyGeneration(response);
-  if (outcome.kind === 'blocked') {
-    return outcome.source === 'prompt'
-      ? { kind: 'blocked', blockReason: outcome.blockReason, ...digest }
-      : { kind: 'blocked', finishReason: outcome.finishReason, ...digest };
-  }
-  const invalid = (
-    kind: InvalidOutputKind,
-    message: string,
-    errors: OutputValidationError[] = [],
-    count = 0,
-  ): Evaluation => ({
-    kind: 'invalid',
-    reason: { kind, message },
-    text: candidate.text,
-    ...digest,
-    validationErrors: errors,
-    validationErrorCount: count,
-  });
-  const finishReason = response.candidates[0]?.finishReason ?? UNSPECIFIED_FINISH_REASON;
-  if (candidate.text === '') {
-    return invalid(
-      'missing_text',
-      `the response has no candidate text (candidates=${response.candidates.length}, finishReason=${finishReason})`,
-    );
-  }
-  if (outcome.kind === 'incomplete') {
-    return invalid(
-      'incomplete_output',
-      `the generation did not complete (finishReason=${outcome.finishReason})`,
-    );
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(candidate.text);
-  } catch (error) {
-    return invalid('json_parse', `the candidate text is not valid JSON${jsonParsePosition(error)}`);
-  }
-  const result = validator.validate(parsed);
-  if (!result.ok) {
-    const first = result.errors[0];
-    return invalid(
-      'schema_validation',
-      `the output does not match schema ${schemaId}: ${result.errorCount} error(s)${
-        first === undefined ? '' : `, first at ${first.path} (${first.keyword})`
-      }`,
-      result.errors,
-      result.errorCount,
-    );
-  }
-  return { kind: 'valid', output: result.value, ...digest };
-}
-
-function addUsage(totals: UsageTotals, usage: LlmUsageMetadata | undefined): void {
-  totals.promptTokenCount += usage?.promptTokenCount ?? 0;
-  totals.candidatesTokenCount += usage?.candidatesTokenCount ?? 0;
-  totals.totalTokenCount += usage?.totalTokenCount ?? 0;
-  totals.thoughtsTokenCount += usage?.thoughtsTokenCount ?? 0;
-}
+type CallFailure = {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  details: Record<string, unknown>;
+  calls: number;
+  kind: 'provider_error' | 'time_budget';
+};
+type CallOutcome = { ok: true; response: LlmResponse; calls: number } | CallFailure;
+type Repair = StructuredOutputFailure['repair'];
 
 function seconds(ms: number): number {
   return Math.round(ms / 100) / 10;
-}
-
-/** Safety ratings reduced to category/probability/blocked strings. */
-function safeRatings(response: LlmResponse): unknown[] | undefined {
-  const ratings = response.candidates[0]?.safetyRatings;
-  if (ratings === undefined) return undefined;
-  return ratings.slice(0, 10).map((rating) => {
-    const r = (rating ?? {}) as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const key of ['category', 'probability', 'severity']) {
-      if (typeof r[key] === 'string') out[key] = r[key];
-    }
-    if (typeof r['blocked'] === 'boolean') out['blocked'] = r['blocked'];
-    return out;
-  });
 }
 
 /**
@@ -279,87 +174,161 @@ function safeRatings(response: LlmResponse): unknown[] | undefined {
  * when the request's signal aborted, INTERNAL_ERROR for a client that throws something other
  * than LlmCallError.
  */
-export async function runStructuredOutput(
+export function runStructuredOutput(
   options: RunStructuredOutputOptions,
 ): Promise<StructuredOutputResult> {
-  const { client, schema, budget, logger } = options;
-  const policy: StructuredOutputPolicy = { ...DEFAULT_STRUCTURED_OUTPUT_POLICY, ...options.policy };
-  const signal = options.request.signal;
-  const usageTotals: UsageTotals = {
-    promptTokenCount: 0,
-    candidatesTokenCount: 0,
-    totalTokenCount: 0,
-    thoughtsTokenCount: 0,
-  };
-  const diagnostics: AttemptDiagnostics[] = [];
-  let calls = 0;
-  let last: LlmResponse | undefined;
+  return new StructuredOutputPipeline(options).run();
+}
 
-  type ResponseMeta = Pick<
-    StructuredOutputFailure,
-    'finishReason' | 'modelVersion' | 'requestId' | 'usageMetadata'
-  >;
-  const meta = (): ResponseMeta => {
-    const out: ResponseMeta = {};
-    if (last === undefined) return out;
-    out.finishReason = last.candidates[0]?.finishReason ?? UNSPECIFIED_FINISH_REASON;
-    if (last.modelVersion !== undefined) out.modelVersion = last.modelVersion;
-    if (last.responseId !== undefined) out.requestId = last.responseId;
-    if (last.usageMetadata !== undefined) out.usageMetadata = last.usageMetadata;
-    return out;
-  };
+/** One run of the pipeline (one step execution): its counters and the last response. */
+export class StructuredOutputPipeline {
+  private readonly policy: StructuredOutputPolicy;
+  private readonly usageTotals = emptyUsage();
+  private readonly diagnostics: AttemptDiagnostics[] = [];
+  private calls = 0;
+  private answered = 0;
+  private last: LlmResponse | undefined;
 
-  const failure = (
-    code: ErrorCode,
-    message: string,
-    details: Record<string, unknown>,
-    attempts: number,
-    repair: StructuredOutputFailure['repair'],
-    retryable: boolean = ERROR_CODE_INFO[code].retryable,
-  ): StructuredOutputFailure => ({
-    ok: false,
-    error: { code, message, retryable, details: { schemaId: schema.schemaId, ...details } },
-    attempts,
-    calls,
-    ...meta(),
-    usageTotals,
-    repair,
-    diagnostics: { attempts: diagnostics },
-  });
+  constructor(private readonly options: RunStructuredOutputOptions) {
+    this.policy = { ...DEFAULT_STRUCTURED_OUTPUT_POLICY, ...options.policy };
+  }
+
+  async run(): Promise<StructuredOutputResult> {
+    const first = await this.call(this.options.request, 1);
+    if (!first.ok) {
+      this.diagnostics.push({ attempt: 1, calls: first.calls, reasonKind: first.kind });
+      return this.callFailure(first, first.calls > 0 ? 1 : 0, { attempted: false });
+    }
+    const evaluation = this.evaluate(first.response, 1, first.calls);
+    if (evaluation.kind === 'valid')
+      return this.success(first.response, evaluation, 1, { attempted: false });
+    if (evaluation.kind === 'blocked') return this.blocked(evaluation, 1, { attempted: false });
+    return this.repair(evaluation, finishReasonOf(first.response));
+  }
+
+  /** seed 002: at most one repair call, only with enough time left above the finalize reserve. */
+  private async repair(
+    firstEval: InvalidEvaluation,
+    firstFinish: string,
+  ): Promise<StructuredOutputResult> {
+    const { budget } = this.options;
+    const repairPlanned =
+      budget.remainingMs() - budget.finalizeBudgetMs >= this.policy.minRepairWindowMs;
+    this.logInvalid(1, firstEval, repairPlanned, firstFinish);
+    const reasonKind = firstEval.reason.kind;
+    if (!repairPlanned) {
+      return this.failure(
+        'INVALID_STRUCTURED_OUTPUT',
+        `structured output invalid: kind=${reasonKind} finishReason=${firstFinish}; no repair (not enough time left)`,
+        {
+          ...invalidDetails(firstEval, firstFinish),
+          repair: { attempted: false, skippedReason: 'insufficient_time' },
+        },
+        1,
+        { attempted: false, reasonKind, skippedReason: 'insufficient_time' },
+      );
+    }
+    this.log('info', 'structured_output_repair_attempt_started', {
+      attempt: 1,
+      reason: { kind: reasonKind },
+      llm: { schemaId: this.options.schema.schemaId },
+    });
+    const second = await this.call(this.repairRequest(firstEval), 2);
+    if (!second.ok) {
+      this.diagnostics.push({ attempt: 2, calls: second.calls, reasonKind: second.kind });
+      this.repairDone(second.kind === 'time_budget' ? 'skipped_time_budget' : 'provider_error', {
+        code: second.code,
+      });
+      // The provider error is the actionable cause; the first attempt's problem stays in details.
+      const withFirst = {
+        ...second,
+        details: { ...second.details, firstAttempt: invalidDetails(firstEval, firstFinish) },
+      };
+      return this.callFailure(withFirst, second.calls > 0 ? 2 : 1, {
+        attempted: second.calls > 0,
+        reasonKind,
+      });
+    }
+    return this.afterRepair(second.response, second.calls, reasonKind);
+  }
+
+  private afterRepair(
+    response: LlmResponse,
+    calls: number,
+    reasonKind: InvalidOutputKind,
+  ): StructuredOutputResult {
+    const evaluation = this.evaluate(response, 2, calls);
+    const repair = { attempted: true, reasonKind };
+    if (evaluation.kind === 'valid') {
+      this.repairDone('succeeded');
+      return this.success(response, evaluation, 2, repair);
+    }
+    if (evaluation.kind === 'blocked') {
+      this.repairDone('blocked');
+      return this.blocked(evaluation, 2, repair);
+    }
+    const finish = finishReasonOf(response);
+    this.repairDone('invalid', { reason: { kind: evaluation.reason.kind } });
+    this.logInvalid(2, evaluation, false, finish);
+    return this.failure(
+      'INVALID_STRUCTURED_OUTPUT',
+      `structured output invalid: kind=${evaluation.reason.kind} finishReason=${finish}; the repair attempt was invalid too`,
+      {
+        ...invalidDetails(evaluation, finish),
+        repair: { attempted: true },
+        firstAttempt: { reasonKind },
+      },
+      2,
+      repair,
+    );
+  }
+
+  private repairRequest(firstEval: InvalidEvaluation): LlmRequestTemplate {
+    const { schema, request } = this.options;
+    const repairText = buildRepairPrompt({
+      schemaId: schema.schemaId,
+      jsonSchema: schema.jsonSchema,
+      reason: firstEval.reason,
+      validationErrors: firstEval.validationErrors,
+      ...(this.policy.includePreviousText ? { previousText: firstEval.text } : {}),
+      maxPreviousTextBytes: this.policy.maxPreviousTextBytes,
+    });
+    return { ...request, contents: [...request.contents, { text: repairText }] };
+  }
+
+  /** An answered call: counted, its usage summed, judged, its diagnostics recorded. */
+  private evaluate(response: LlmResponse, attempt: number, calls: number): Evaluation {
+    this.last = response;
+    this.answered += 1;
+    addUsage(this.usageTotals, response.usageMetadata);
+    const { schema } = this.options;
+    const evaluation = evaluateResponse(response, schema.validator, schema.schemaId);
+    const diagnostic: AttemptDiagnostics = {
+      attempt,
+      calls,
+      finishReason: finishReasonOf(response),
+      textBytes: evaluation.textBytes,
+      textSha256: evaluation.textSha256,
+    };
+    if (evaluation.kind === 'blocked') diagnostic.reasonKind = 'safety_block';
+    if (evaluation.kind === 'invalid') {
+      diagnostic.reasonKind = evaluation.reason.kind;
+      diagnostic.validationErrors = evaluation.validationErrors;
+      diagnostic.validationErrorCount = evaluation.validationErrorCount;
+    }
+    this.diagnostics.push(diagnostic);
+    return evaluation;
+  }
 
   /** One model attempt: provider calls with retries, guarded by the budget. */
-  const call = async (request: LlmRequestTemplate, attempt: number): Promise<CallOutcome> => {
+  private async call(request: LlmRequestTemplate, attempt: number): Promise<CallOutcome> {
+    const { budget, client } = this.options;
     let attemptCalls = 0;
     for (let attemptTry = 1; ; attemptTry += 1) {
-      if (signal?.aborted === true) {
-        return {
-          ok: false,
-          code: 'CANCELLED',
-          message: 'the model request was cancelled before it started',
-          retryable: false,
-          details: { attempt },
-          calls: attemptCalls,
-          kind: 'provider_error',
-        };
-      }
-      if (!budget.canStartCall()) {
-        return {
-          ok: false,
-          code: 'LLM_TIMEOUT',
-          message: `not starting model attempt ${attempt}: ${seconds(budget.remainingMs())} s left, below the ${seconds(budget.finalizeBudgetMs)} s finalize budget`,
-          retryable: ERROR_CODE_INFO.LLM_TIMEOUT.retryable,
-          details: {
-            reason: 'finalize_budget_guardrail',
-            attempt,
-            remainingMs: budget.remainingMs(),
-            finalizeBudgetMs: budget.finalizeBudgetMs,
-          },
-          calls: attemptCalls,
-          kind: 'time_budget',
-        };
-      }
+      const refused = this.refusal(attempt, attemptCalls);
+      if (refused !== undefined) return refused;
       attemptCalls += 1;
-      calls += 1;
+      this.calls += 1;
       try {
         const response = await client.generate({
           ...request,
@@ -368,47 +337,187 @@ export async function runStructuredOutput(
         });
         return { ok: true, response, calls: attemptCalls };
       } catch (error) {
-        if (!(error instanceof LlmCallError)) {
-          return {
-            ok: false,
-            code: 'INTERNAL_ERROR',
-            // the message of an unknown error may quote the request: only its class is kept
-            message: `the LLM client failed unexpectedly (${error instanceof Error ? error.name : typeof error})`,
-            retryable: false,
-            details: { attempt, tries: attemptTry },
-            calls: attemptCalls,
-            kind: 'provider_error',
-          };
-        }
-        const details = { ...error.details, attempt, tries: attemptTry };
-        const base = {
-          ok: false as const,
-          code: error.code,
-          message: error.message.slice(0, 500),
-          retryable: error.retryable,
-          calls: attemptCalls,
-          kind: 'provider_error' as const,
-        };
-        if (!error.retryable) return { ...base, details };
-        if (attemptTry >= policy.maxTries)
-          return { ...base, details: { ...details, retriesExhausted: true } };
-        const delay = policy.baseDelayMs * 2 ** (attemptTry - 1);
-        if (budget.remainingMs() - delay < budget.finalizeBudgetMs) {
-          return { ...base, details: { ...details, retryStoppedBy: 'time_budget' } };
-        }
-        await options.sleep(delay, signal);
+        const failed = this.callError(error, attempt, attemptTry, attemptCalls);
+        if (failed !== undefined) return failed;
+        await this.options.sleep(this.policy.baseDelayMs * 2 ** (attemptTry - 1), request.signal);
       }
     }
-  };
+  }
 
-  const logInvalid = (
+  /** Why no call may start now: the signal aborted, or the finalize reserve is reached. */
+  private refusal(attempt: number, calls: number): CallFailure | undefined {
+    const { budget } = this.options;
+    if (this.options.request.signal?.aborted === true) {
+      const message = 'the model request was cancelled before it started';
+      return {
+        ok: false,
+        code: 'CANCELLED',
+        message,
+        retryable: false,
+        details: { attempt },
+        calls,
+        kind: 'provider_error',
+      };
+    }
+    if (budget.canStartCall()) return undefined;
+    return {
+      ok: false,
+      code: 'LLM_TIMEOUT',
+      message: `not starting model attempt ${attempt}: ${seconds(budget.remainingMs())} s left, below the ${seconds(budget.finalizeBudgetMs)} s finalize budget`,
+      retryable: ERROR_CODE_INFO.LLM_TIMEOUT.retryable,
+      details: {
+        reason: 'finalize_budget_guardrail',
+        attempt,
+        remainingMs: budget.remainingMs(),
+        finalizeBudgetMs: budget.finalizeBudgetMs,
+      },
+      calls,
+      kind: 'time_budget',
+    };
+  }
+
+  /** A failed provider call: final (returned) or to be retried after a backoff (undefined). */
+  private callError(
+    error: unknown,
     attempt: number,
-    evaluation: Extract<Evaluation, { kind: 'invalid' }>,
+    tries: number,
+    calls: number,
+  ): CallFailure | undefined {
+    if (!(error instanceof LlmCallError)) {
+      // the message of an unknown error may quote the request: only its class is kept
+      const name = error instanceof Error ? error.name : typeof error;
+      return {
+        ok: false,
+        code: 'INTERNAL_ERROR',
+        message: `the LLM client failed unexpectedly (${name})`,
+        retryable: false,
+        details: { attempt, tries },
+        calls,
+        kind: 'provider_error',
+      };
+    }
+    const details = { ...error.details, attempt, tries };
+    const base = {
+      ok: false as const,
+      code: error.code,
+      message: error.message.slice(0, 500),
+      retryable: error.retryable,
+      calls,
+      kind: 'provider_error' as const,
+    };
+    if (!error.retryable) return { ...base, details };
+    if (tries >= this.policy.maxTries)
+      return { ...base, details: { ...details, retriesExhausted: true } };
+    const { budget } = this.options;
+    const delay = this.policy.baseDelayMs * 2 ** (tries - 1);
+    if (budget.remainingMs() - delay < budget.finalizeBudgetMs) {
+      return { ...base, details: { ...details, retryStoppedBy: 'time_budget' } };
+    }
+    return undefined;
+  }
+
+  private counted(attempts: number): Counted {
+    return { attempts, calls: this.calls, answered: this.answered, usageTotals: this.usageTotals };
+  }
+
+  private success(
+    response: LlmResponse,
+    evaluation: Extract<Evaluation, { kind: 'valid' }>,
+    attempts: number,
+    repair: StructuredOutputSuccess['repair'],
+  ): StructuredOutputSuccess {
+    return {
+      ok: true,
+      output: evaluation.output,
+      response,
+      ...this.counted(attempts),
+      finishReason: finishReasonOf(response),
+      repair,
+      diagnostics: {
+        textBytes: evaluation.textBytes,
+        textSha256: evaluation.textSha256,
+        attempts: this.diagnostics,
+      },
+      ...(response.modelVersion === undefined ? {} : { modelVersion: response.modelVersion }),
+      ...(response.responseId === undefined ? {} : { requestId: response.responseId }),
+      ...(response.usageMetadata === undefined ? {} : { usageMetadata: response.usageMetadata }),
+    };
+  }
+
+  private callFailure(
+    failed: CallFailure,
+    attempts: number,
+    repair: Repair,
+  ): StructuredOutputFailure {
+    return this.failure(
+      failed.code,
+      failed.message,
+      failed.details,
+      attempts,
+      repair,
+      failed.retryable,
+    );
+  }
+
+  private failure(
+    code: ErrorCode,
+    message: string,
+    details: Record<string, unknown>,
+    attempts: number,
+    repair: Repair,
+    retryable: boolean = ERROR_CODE_INFO[code].retryable,
+  ): StructuredOutputFailure {
+    const { last } = this;
+    return {
+      ok: false,
+      error: {
+        code,
+        message,
+        retryable,
+        details: { schemaId: this.options.schema.schemaId, ...details },
+      },
+      ...this.counted(attempts),
+      ...(last === undefined
+        ? {}
+        : {
+            finishReason: finishReasonOf(last),
+            ...(last.modelVersion === undefined ? {} : { modelVersion: last.modelVersion }),
+            ...(last.responseId === undefined ? {} : { requestId: last.responseId }),
+            ...(last.usageMetadata === undefined ? {} : { usageMetadata: last.usageMetadata }),
+          }),
+      repair,
+      diagnostics: { attempts: this.diagnostics },
+    };
+  }
+
+  private blocked(
+    evaluation: Extract<Evaluation, { kind: 'blocked' }>,
+    attempts: number,
+    repair: Repair,
+  ): StructuredOutputFailure {
+    const details: Record<string, unknown> = {
+      textBytes: evaluation.textBytes,
+      textSha256: evaluation.textSha256,
+    };
+    if (evaluation.blockReason !== undefined) details['blockReason'] = evaluation.blockReason;
+    if (evaluation.finishReason !== undefined) details['finishReason'] = evaluation.finishReason;
+    const ratings = this.last === undefined ? undefined : safeRatings(this.last);
+    if (ratings !== undefined) details['safetyRatings'] = ratings;
+    const message =
+      evaluation.blockReason !== undefined
+        ? `the provider blocked the prompt (blockReason=${evaluation.blockReason})`
+        : `the provider blocked the response (finishReason=${evaluation.finishReason ?? UNSPECIFIED_FINISH_REASON})`;
+    return this.failure('LLM_SAFETY_BLOCK', message, details, attempts, repair);
+  }
+
+  private logInvalid(
+    attempt: number,
+    evaluation: InvalidEvaluation,
     repairPlanned: boolean,
     finishReason: string,
-  ): void => {
-    if (logger === undefined) return;
-    logEvent(logger, 'warn', 'structured_output_invalid', {
+  ): void {
+    const { budget, schema } = this.options;
+    this.log('warn', 'structured_output_invalid', {
       attempt,
       reason: evaluation.reason,
       llm: { finishReason, schemaId: schema.schemaId, schemaSha256: schema.validator.schemaSha256 },
@@ -424,201 +533,28 @@ export async function runStructuredOutput(
         repairPlanned,
       },
     });
-  };
-
-  const success = (
-    response: LlmResponse,
-    evaluation: Extract<Evaluation, { kind: 'valid' }>,
-    attempts: number,
-    repair: StructuredOutputSuccess['repair'],
-  ): StructuredOutputSuccess => {
-    const result: StructuredOutputSuccess = {
-      ok: true,
-      output: evaluation.output,
-      response,
-      attempts,
-      calls,
-      finishReason: response.candidates[0]?.finishReason ?? UNSPECIFIED_FINISH_REASON,
-      usageTotals,
-      repair,
-      diagnostics: {
-        textBytes: evaluation.textBytes,
-        textSha256: evaluation.textSha256,
-        attempts: diagnostics,
-      },
-    };
-    if (response.modelVersion !== undefined) result.modelVersion = response.modelVersion;
-    if (response.responseId !== undefined) result.requestId = response.responseId;
-    if (response.usageMetadata !== undefined) result.usageMetadata = response.usageMetadata;
-    return result;
-  };
-
-  const blockedFailure = (
-    evaluation: Extract<Evaluation, { kind: 'blocked' }>,
-    attempts: number,
-    repair: StructuredOutputFailure['repair'],
-  ): StructuredOutputFailure => {
-    const details: Record<string, unknown> = {
-      textBytes: evaluation.textBytes,
-      textSha256: evaluation.textSha256,
-    };
-    if (evaluation.blockReason !== undefined) details['blockReason'] = evaluation.blockReason;
-    if (evaluation.finishReason !== undefined) details['finishReason'] = evaluation.finishReason;
-    const ratings = last === undefined ? undefined : safeRatings(last);
-    if (ratings !== undefined) details['safetyRatings'] = ratings;
-    const message =
-      evaluation.blockReason !== undefined
-        ? `the provider blocked the prompt (blockReason=${evaluation.blockReason})`
-        : `the provider blocked the response (finishReason=${evaluation.finishReason ?? UNSPECIFIED_FINISH_REASON})`;
-    return failure('LLM_SAFETY_BLOCK', message, details, attempts, repair);
-  };
-
-  // ---- attempt 1
-  const first = await call(options.request, 1);
-  if (!first.ok) {
-    diagnostics.push({ attempt: 1, calls: first.calls, reasonKind: first.kind });
-    return failure(
-      first.code,
-      first.message,
-      first.details,
-      first.calls > 0 ? 1 : 0,
-      { attempted: false },
-      first.retryable,
-    );
-  }
-  last = first.response;
-  addUsage(usageTotals, first.response.usageMetadata);
-  const firstEval = evaluate(first.response, schema.validator, schema.schemaId);
-  const firstFinish = first.response.candidates[0]?.finishReason ?? UNSPECIFIED_FINISH_REASON;
-  const firstDiag: AttemptDiagnostics = {
-    attempt: 1,
-    calls: first.calls,
-    finishReason: firstFinish,
-    textBytes: firstEval.textBytes,
-    textSha256: firstEval.textSha256,
-  };
-  diagnostics.push(firstDiag);
-  if (firstEval.kind === 'valid')
-    return success(first.response, firstEval, 1, { attempted: false });
-  if (firstEval.kind === 'blocked') {
-    firstDiag.reasonKind = 'safety_block';
-    return blockedFailure(firstEval, 1, { attempted: false });
-  }
-  firstDiag.reasonKind = firstEval.reason.kind;
-  firstDiag.validationErrors = firstEval.validationErrors;
-  firstDiag.validationErrorCount = firstEval.validationErrorCount;
-
-  const invalidDetails = (
-    evaluation: Extract<Evaluation, { kind: 'invalid' }>,
-    finishReason: string,
-  ): Record<string, unknown> => ({
-    reasonKind: evaluation.reason.kind,
-    reasonMessage: evaluation.reason.message,
-    finishReason,
-    textBytes: evaluation.textBytes,
-    textSha256: evaluation.textSha256,
-    validationErrorCount: evaluation.validationErrorCount,
-    validationErrors: evaluation.validationErrors,
-  });
-
-  const repairWindowMs = budget.remainingMs() - budget.finalizeBudgetMs;
-  const repairPlanned = repairWindowMs >= policy.minRepairWindowMs;
-  logInvalid(1, firstEval, repairPlanned, firstFinish);
-  if (!repairPlanned) {
-    return failure(
-      'INVALID_STRUCTURED_OUTPUT',
-      `structured output invalid: kind=${firstEval.reason.kind} finishReason=${firstFinish}; no repair (not enough time left)`,
-      {
-        ...invalidDetails(firstEval, firstFinish),
-        repair: { attempted: false, skippedReason: 'insufficient_time' },
-      },
-      1,
-      { attempted: false, reasonKind: firstEval.reason.kind, skippedReason: 'insufficient_time' },
-    );
   }
 
-  // ---- attempt 2: the one repair call
-  if (logger !== undefined) {
-    logEvent(logger, 'info', 'structured_output_repair_attempt_started', {
-      attempt: 1,
-      reason: { kind: firstEval.reason.kind },
-      llm: { schemaId: schema.schemaId },
-    });
-  }
-  const repairText = buildRepairPrompt({
-    schemaId: schema.schemaId,
-    jsonSchema: schema.jsonSchema,
-    reason: firstEval.reason,
-    validationErrors: firstEval.validationErrors,
-    ...(policy.includePreviousText ? { previousText: firstEval.text } : {}),
-    maxPreviousTextBytes: policy.maxPreviousTextBytes,
-  });
-  const repairRequest: LlmRequestTemplate = {
-    ...options.request,
-    contents: [...options.request.contents, { text: repairText }],
-  };
-  const repairDone = (status: string, extra: Record<string, unknown> = {}): void => {
-    if (logger === undefined) return;
-    logEvent(
-      logger,
+  private repairDone(status: string, extra: Record<string, unknown> = {}): void {
+    this.log(
       status === 'succeeded' ? 'info' : 'warn',
       'structured_output_repair_attempt_finished',
-      { attempt: 1, status, ...extra },
-    );
-  };
-  const repairReason = firstEval.reason.kind;
-  const second = await call(repairRequest, 2);
-  if (!second.ok) {
-    diagnostics.push({ attempt: 2, calls: second.calls, reasonKind: second.kind });
-    repairDone(second.kind === 'time_budget' ? 'skipped_time_budget' : 'provider_error', {
-      code: second.code,
-    });
-    // The provider error is the actionable cause (LLM_UNAVAILABLE is retryable: a later attempt
-    // of the step may produce valid output); the first attempt's problem stays in details.
-    return failure(
-      second.code,
-      second.message,
-      { ...second.details, firstAttempt: invalidDetails(firstEval, firstFinish) },
-      second.calls > 0 ? 2 : 1,
-      { attempted: second.calls > 0, reasonKind: repairReason },
-      second.retryable,
+      {
+        attempt: 1,
+        status,
+        ...extra,
+      },
     );
   }
-  last = second.response;
-  addUsage(usageTotals, second.response.usageMetadata);
-  const secondEval = evaluate(second.response, schema.validator, schema.schemaId);
-  const secondFinish = second.response.candidates[0]?.finishReason ?? UNSPECIFIED_FINISH_REASON;
-  const secondDiag: AttemptDiagnostics = {
-    attempt: 2,
-    calls: second.calls,
-    finishReason: secondFinish,
-    textBytes: secondEval.textBytes,
-    textSha256: secondEval.textSha256,
-  };
-  diagnostics.push(secondDiag);
-  if (secondEval.kind === 'valid') {
-    repairDone('succeeded');
-    return success(second.response, secondEval, 2, { attempted: true, reasonKind: repairReason });
+
+  private log(
+    level: 'info' | 'warn',
+    event:
+      | 'structured_output_invalid'
+      | 'structured_output_repair_attempt_started'
+      | 'structured_output_repair_attempt_finished',
+    fields: Record<string, unknown>,
+  ): void {
+    if (this.options.logger !== undefined) logEvent(this.options.logger, level, event, fields);
   }
-  if (secondEval.kind === 'blocked') {
-    secondDiag.reasonKind = 'safety_block';
-    repairDone('blocked');
-    return blockedFailure(secondEval, 2, { attempted: true, reasonKind: repairReason });
-  }
-  secondDiag.reasonKind = secondEval.reason.kind;
-  secondDiag.validationErrors = secondEval.validationErrors;
-  secondDiag.validationErrorCount = secondEval.validationErrorCount;
-  repairDone('invalid', { reason: { kind: secondEval.reason.kind } });
-  logInvalid(2, secondEval, false, secondFinish);
-  return failure(
-    'INVALID_STRUCTURED_OUTPUT',
-    `structured output invalid: kind=${secondEval.reason.kind} finishReason=${secondFinish}; the repair attempt was invalid too`,
-    {
-      ...invalidDetails(secondEval, secondFinish),
-      repair: { attempted: true },
-      firstAttempt: { reasonKind: repairReason },
-    },
-    2,
-    { attempted: true, reasonKind: repairReason },
-  );
 }
