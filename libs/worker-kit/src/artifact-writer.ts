@@ -8,7 +8,7 @@ import {
 import { ERROR_CODE_INFO, ERROR_CODES, type ErrorCode, type ErrorInfo } from '@tda/contracts';
 import { errorInfo } from '@tda/flow-engine';
 import { contentTypeForUri } from './artifact-naming';
-import { exponentialDelayMs } from './harness-policy';
+import { exponentialDelayMs } from './retry';
 import { ArtifactWriteRetryableError } from './harness.errors';
 import type { StepArtifact, StepResult } from './step-handler';
 

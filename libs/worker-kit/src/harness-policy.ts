@@ -1,11 +1,11 @@
-import { TdaError, type StepType } from '@tda/contracts';
-import { MAX_STEP_ATTEMPTS_LIMIT, stepPolicyFor } from '@tda/flow-engine';
+import { TdaError } from '@tda/contracts';
+import { MAX_STEP_ATTEMPTS_LIMIT, type StepPolicy } from '@tda/flow-engine';
 
 /**
  * Timing and retry policy of the step harness. Every number is configurable so that tests run in
  * milliseconds; the defaults are the production values (DESIGN.md §6, §8; seed 004 §5.1). The
  * step-level fields (lease, heartbeat, timeout, maxAttempts, handler retries) default to the
- * handler's step type entry of @tda/flow-engine DEFAULT_STEP_POLICIES (stepPolicyFor).
+ * policy of the handler's step type descriptor.
  */
 export interface StepHarnessPolicy {
   /** Lease written by the claim and extended by every heartbeat. Default 60 s. */
@@ -112,12 +112,10 @@ const PREFIX = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
 /**
  * The harness defaults for a step type: DEFAULT_HARNESS_POLICY with the step-level fields from
- * the step type's StepPolicy (flow-engine DEFAULT_STEP_POLICIES). Without a step type: the
- * defaults of every type (seed 004).
+ * the step type's StepPolicy (its descriptor). Without one: seed 004's defaults.
  */
-export function harnessDefaultsFor(stepType?: StepType): StepHarnessPolicy {
-  if (stepType === undefined) return { ...DEFAULT_HARNESS_POLICY };
-  const step = stepPolicyFor(stepType);
+export function harnessDefaultsFor(step?: Readonly<StepPolicy>): StepHarnessPolicy {
+  if (step === undefined) return { ...DEFAULT_HARNESS_POLICY };
   return {
     ...DEFAULT_HARNESS_POLICY,
     leaseMs: step.leaseMs,
@@ -132,9 +130,9 @@ export function harnessDefaultsFor(stepType?: StepType): StepHarnessPolicy {
 
 export function resolveHarnessPolicy(
   overrides: Partial<StepHarnessPolicy> = {},
-  stepType?: StepType,
+  step?: Readonly<StepPolicy>,
 ): StepHarnessPolicy {
-  const policy: StepHarnessPolicy = harnessDefaultsFor(stepType);
+  const policy: StepHarnessPolicy = harnessDefaultsFor(step);
   for (const [key, value] of Object.entries(overrides) as [keyof StepHarnessPolicy, unknown][]) {
     if (value !== undefined) Object.assign(policy, { [key]: value });
   }
@@ -176,9 +174,4 @@ export function resolveHarnessPolicy(
     );
   }
   return policy;
-}
-
-/** Exponential backoff: base, 2·base, 4·base ... capped (no jitter: one step, one worker). */
-export function exponentialDelayMs(retry: number, baseMs: number, maxMs: number): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.max(0, retry - 1));
 }

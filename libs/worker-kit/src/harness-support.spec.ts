@@ -13,13 +13,10 @@ import {
   safeName,
   writeStepArtifacts,
 } from './artifact-writer';
-import {
-  DEFAULT_HARNESS_POLICY,
-  exponentialDelayMs,
-  HarnessConfigError,
-  resolveHarnessPolicy,
-} from './harness-policy';
+import { DEFAULT_HARNESS_POLICY, HarnessConfigError, resolveHarnessPolicy } from './harness-policy';
 import { toHandlerOutcome } from './harness-outcome';
+import { exponentialDelayMs } from './retry';
+import { LLM_REPORT_STEP, OHLCV_EXPORT_STEP } from '@tda/step-types';
 
 const RUN_ID = '20260115-100000_BTC-USDT_abc';
 
@@ -37,13 +34,15 @@ describe('resolveHarnessPolicy', () => {
     ]);
   });
 
-  it('takes the step-level defaults from the step type policy (flow-engine DEFAULT_STEP_POLICIES)', () => {
-    expect(resolveHarnessPolicy({}, 'OHLCV_EXPORT')).toEqual(DEFAULT_HARNESS_POLICY);
-    expect(resolveHarnessPolicy({}, 'LLM_REPORT')).toEqual({
+  it('takes the step-level defaults from the step type descriptor policy', () => {
+    expect(resolveHarnessPolicy({}, OHLCV_EXPORT_STEP.policy)).toEqual(DEFAULT_HARNESS_POLICY);
+    expect(resolveHarnessPolicy({}, LLM_REPORT_STEP.policy)).toEqual({
       ...DEFAULT_HARNESS_POLICY,
       timeoutMs: 780_000,
     });
-    expect(resolveHarnessPolicy({ timeoutMs: 9_000 }, 'LLM_REPORT').timeoutMs).toBe(9_000);
+    expect(resolveHarnessPolicy({ timeoutMs: 9_000 }, LLM_REPORT_STEP.policy).timeoutMs).toBe(
+      9_000,
+    );
     expect(DEFAULT_HARNESS_POLICY).toMatchObject({
       timeoutMs: 120_000,
       maxAttempts: 3,

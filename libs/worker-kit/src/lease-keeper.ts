@@ -9,6 +9,8 @@ import {
 import { describeError, logEvent, type Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
 
+type Progress = Omit<StepProgress, 'updatedAt'>;
+
 export type CancelCause = Extract<HeartbeatDecision, { kind: 'cancel_requested' }>['cause'];
 
 export interface LeaseKeeperOptions {
@@ -39,7 +41,7 @@ export interface LeaseKeeperOptions {
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private pending: Omit<StepProgress, 'updatedAt'> | undefined;
+  private pending: Progress | undefined;
   private running: Promise<void> | undefined;
   private writes = 0;
 
@@ -112,36 +114,38 @@ export class LeaseKeeper {
           outcome.attempts - 1,
         );
       }
-      const decision = outcome.result;
-      switch (decision.kind) {
-        case 'extend':
-          this.writes += 1;
-          logEvent(o.logger, 'debug', 'step_heartbeat', {
-            leaseExpiresAt: decision.leaseExpiresAt,
-            ...(progress === undefined ? {} : { stage: progress.stage }),
-          });
-          return;
-        case 'lease_lost':
-          o.onLeaseLost({
-            reason: decision.reason,
-            ...(decision.status === undefined ? {} : { status: decision.status }),
-            ...(decision.leaseOwner === undefined ? {} : { leaseOwner: decision.leaseOwner }),
-          });
-          return;
-        case 'cancel_requested':
-          o.onCancelRequested(decision.cause);
-          return;
-        case 'invalid':
-          o.onLeaseLost({ reason: 'invalid', errorCode: decision.error.code });
-          return;
-      }
+      this.settle(outcome.result, progress);
     } catch (error) {
       // The lease is still valid for a while; try again next period with the same progress.
       if (this.pending === undefined) this.pending = progress;
-      logEvent(o.logger, 'warn', 'step_heartbeat', {
-        ok: false,
-        error: describeError(error),
-      });
+      logEvent(o.logger, 'warn', 'step_heartbeat', { ok: false, error: describeError(error) });
+    }
+  }
+
+  /** What a decided heartbeat means for the running step. */
+  private settle(decision: HeartbeatDecision, progress: Progress | undefined): void {
+    const o = this.options;
+    switch (decision.kind) {
+      case 'extend':
+        this.writes += 1;
+        logEvent(o.logger, 'debug', 'step_heartbeat', {
+          leaseExpiresAt: decision.leaseExpiresAt,
+          ...(progress === undefined ? {} : { stage: progress.stage }),
+        });
+        return;
+      case 'lease_lost':
+        o.onLeaseLost({
+          reason: decision.reason,
+          ...(decision.status === undefined ? {} : { status: decision.status }),
+          ...(decision.leaseOwner === undefined ? {} : { leaseOwner: decision.leaseOwner }),
+        });
+        return;
+      case 'cancel_requested':
+        o.onCancelRequested(decision.cause);
+        return;
+      case 'invalid':
+        o.onLeaseLost({ reason: 'invalid', errorCode: decision.error.code });
+        return;
     }
   }
 }

@@ -161,6 +161,25 @@ export function parsePushEnvelope(body: Buffer | string): PushEnvelopeParse {
     issues.push({ path: 'message', message: 'required object' });
     return { ok: false, issues };
   }
+  const message = parseMessage(raw, issues);
+  if (issues.length > 0 || subscription === undefined || message === undefined) {
+    return { ok: false, issues };
+  }
+  return {
+    ok: true,
+    envelope: {
+      subscription,
+      message,
+      ...(deliveryAttempt === undefined ? {} : { deliveryAttempt }),
+    },
+  };
+}
+
+/** The envelope's `message` (camelCase or the snake_case aliases Pub/Sub also sends). */
+function parseMessage(
+  raw: Record<string, unknown>,
+  issues: PushEnvelopeIssue[],
+): PushedMessage | undefined {
   const messageId = boundedString(
     raw['messageId'] ?? raw['message_id'],
     'message.messageId',
@@ -176,28 +195,19 @@ export function parsePushEnvelope(body: Buffer | string): PushEnvelopeParse {
     orderingKey = boundedString(rawKey, 'message.orderingKey', 1024, issues);
   }
   if (
-    issues.length > 0 ||
-    subscription === undefined ||
     messageId === undefined ||
     publishTime === undefined ||
     data === undefined ||
     attributes === undefined
   ) {
-    return { ok: false, issues };
+    return undefined;
   }
   return {
-    ok: true,
-    envelope: {
-      subscription,
-      message: {
-        messageId,
-        data,
-        attributes: Object.freeze(attributes),
-        publishTime,
-        ...(orderingKey === undefined ? {} : { orderingKey }),
-      },
-      ...(deliveryAttempt === undefined ? {} : { deliveryAttempt }),
-    },
+    messageId,
+    data,
+    attributes: Object.freeze(attributes),
+    publishTime,
+    ...(orderingKey === undefined ? {} : { orderingKey }),
   };
 }
 

@@ -4,30 +4,24 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackends, type Backends } from '@tda/backends';
-import { loadConfig, refineGoogleBackend } from '@tda/config';
 import { makeFlowRun } from '@tda/flow-store/testing';
 import { MESSAGE_TYPES, stepReadySubscription } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
 import { emulatorEndpoints } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import { encodePushEnvelope } from './pubsub-push.envelope';
 import { PUBSUB_PUSH_PATH } from './pubsub-push.route';
 import { StepError } from './step-errors';
-import { CountingFlowRunStore, jsonResult, TestStepHandler, type TestExecute } from './testing';
-import { refineWorkerIngress } from './worker-ingress';
 import {
-  bootstrapWorkerService,
-  workerServiceEnv,
-  type WorkerServiceHandle,
-} from './worker-service';
+  CountingFlowRunStore,
+  jsonResult,
+  TestStepHandler,
+  testWorker,
+  type TestExecute,
+} from './testing';
+import { bootstrapWorker, type WorkerServiceHandle } from './worker-service';
 
-const SERVICE = 'worker-push-int';
 const STEP = 'ohlcv_export:1d';
-const schema = z
-  .object(workerServiceEnv)
-  .superRefine(refineGoogleBackend)
-  .superRefine(refineWorkerIngress);
 
 /**
  * Pub/Sub push ingress on the Firestore and Pub/Sub emulators: a worker booted with
@@ -53,7 +47,7 @@ describe('Pub/Sub push ingress (emulators)', () => {
   beforeAll(async () => {
     const { firestoreHost, pubsubHost, projectId } = emulatorEndpoints();
     dataDir = await mkdtemp(join(tmpdir(), 'tda-push-'));
-    const config = loadConfig(SERVICE, schema, {
+    const env = {
       TDA_BACKEND: 'emulators',
       GOOGLE_CLOUD_PROJECT: projectId,
       FIRESTORE_EMULATOR_HOST: firestoreHost,
@@ -64,12 +58,10 @@ describe('Pub/Sub push ingress (emulators)', () => {
       TDA_INGRESS: 'push',
       TDA_PUSH_AUDIENCE: issuer.audience,
       TDA_PUSH_SERVICE_ACCOUNT: issuer.serviceAccountEmail,
-    });
-    handle = await bootstrapWorkerService({
-      service: SERVICE,
-      config,
+    };
+    handle = await bootstrapWorker(testWorker(handler), {
+      env,
       logger: log.logger,
-      createHandler: () => handler,
       drainTimeoutMs: 2_000,
       pushVerifier: issuer.verifier(),
       createBackends: async (c): Promise<Backends> => {

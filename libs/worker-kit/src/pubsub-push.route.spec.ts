@@ -13,14 +13,20 @@ import { encodePushEnvelope } from './pubsub-push.envelope';
 import { PushSubscriptionBroker } from './pubsub-push.subscriber';
 import { startHealthServer } from '@tda/service-runtime';
 import { StepError } from './step-errors';
-import { CountingFlowRunStore, jsonResult, memoryWorkerEnv, TestStepHandler } from './testing';
+import {
+  CountingFlowRunStore,
+  jsonResult,
+  memoryWorkerEnv,
+  TestStepHandler,
+  testWorker,
+} from './testing';
+import { workerServiceEnv } from './worker-env';
 import { refineWorkerIngress } from './worker-ingress';
-import { bootstrapWorkerService, workerServiceEnv } from './worker-service';
+import { bootstrapWorker } from './worker-service';
 
 const SERVICE = 'worker-push-test';
 const STEP = 'ohlcv_export:1d';
 const schema = z.object(workerServiceEnv).superRefine(refineGoogleBackend);
-type TestConfig = z.infer<typeof schema>;
 
 const issuer = new OidcTestIssuer({
   audience: 'tda-worker-push-test',
@@ -38,25 +44,22 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function configFor(env: EnvSource = {}): Promise<TestConfig> {
+async function envFor(env: EnvSource = {}): Promise<EnvSource> {
   const memory = await memoryWorkerEnv();
   cleanups.push(() => memory.cleanup());
-  return loadConfig(SERVICE, schema, { ...memory.env, ...env });
+  return { ...memory.env, ...env };
 }
 
 /** A push worker on memory backends whose store counts every call and whose broker is spied. */
 async function bootPush(env: EnvSource = {}, drainTimeoutMs = 500) {
-  const config = await configFor({ ...PUSH_ENV, ...env });
   const log = createMemoryLogger();
   const handler = new TestStepHandler('OHLCV_EXPORT');
   let store: CountingFlowRunStore | undefined;
   let broker: MessageBroker | undefined;
   const subscribe = vi.fn();
-  const handle = await bootstrapWorkerService({
-    service: SERVICE,
-    config,
+  const handle = await bootstrapWorker(testWorker(handler), {
+    env: await envFor({ ...PUSH_ENV, ...env }),
     logger: log.logger,
-    createHandler: () => handler,
     drainTimeoutMs,
     pushVerifier: issuer.verifier(),
     createBackends: async (c): Promise<Backends> => {
@@ -213,7 +216,7 @@ describe('POST /pubsub/push (bootstrapWorkerService, TDA_INGRESS=push)', () => {
       details: { reason },
     });
     expect({ gets: w.store.gets, updates: w.store.updates }).toEqual({ gets: 0, updates: 0 });
-    expect(w.handler.validations + w.handler.executions).toBe(0);
+    expect(w.handler.executions).toBe(0);
     expect(w.log.withEvent('message_received')).toHaveLength(0);
     expect(w.log.withEvent('pubsub_push_unauthenticated')).toEqual([
       expect.objectContaining({ reason }),
@@ -283,7 +286,7 @@ describe('POST /pubsub/push (bootstrapWorkerService, TDA_INGRESS=push)', () => {
     const body = (await response.json()) as { code: string; details: { reason: string } };
     expect(body).toMatchObject({ code: 'INVALID_REQUEST', details: { reason } });
     expect({ gets: w.store.gets, updates: w.store.updates }).toEqual({ gets: 0, updates: 0 });
-    expect(w.handler.validations + w.handler.executions).toBe(0);
+    expect(w.handler.executions).toBe(0);
     expect(w.log.withEvent('pubsub_push_rejected')).toEqual([
       expect.objectContaining({ status: 400, reason }),
     ]);
@@ -336,13 +339,10 @@ describe('POST /pubsub/push (bootstrapWorkerService, TDA_INGRESS=push)', () => {
   });
 
   it('answers 500 without touching the store when the signing keys are unreachable', async () => {
-    const config = await configFor(PUSH_ENV);
     const log = createMemoryLogger();
-    const handle = await bootstrapWorkerService({
-      service: SERVICE,
-      config,
+    const handle = await bootstrapWorker(testWorker(), {
+      env: await envFor(PUSH_ENV),
       logger: log.logger,
-      createHandler: () => new TestStepHandler('OHLCV_EXPORT'),
       pushVerifier: { verify: () => Promise.reject(new Error('certs unreachable')) },
     });
     cleanups.push(() => handle.close());
@@ -402,15 +402,10 @@ describe('POST /pubsub/push (bootstrapWorkerService, TDA_INGRESS=push)', () => {
 
 describe('TDA_INGRESS configuration', () => {
   it('pull (default) keeps the streaming pull and serves no push route', async () => {
-    const config = await configFor();
-    expect(config.TDA_INGRESS).toBe('pull');
+    const env = await envFor();
+    expect(loadConfig(SERVICE, schema, env).TDA_INGRESS).toBe('pull');
     const log = createMemoryLogger();
-    const handle = await bootstrapWorkerService({
-      service: SERVICE,
-      config,
-      logger: log.logger,
-      createHandler: () => new TestStepHandler('OHLCV_EXPORT'),
-    });
+    const handle = await bootstrapWorker(testWorker(), { env, logger: log.logger });
     cleanups.push(() => handle.close());
     const response = await fetch(`http://127.0.0.1:${handle.health.port}${PUBSUB_PUSH_PATH}`, {
       method: 'POST',
@@ -440,14 +435,12 @@ describe('TDA_INGRESS configuration', () => {
     expect(() => loadConfig(SERVICE, refined, { TDA_INGRESS: 'sideways' })).toThrow(/TDA_INGRESS/);
   });
 
-  it('bootstrapWorkerService refuses push without its settings before opening any backend', async () => {
-    const config = await configFor({ TDA_INGRESS: 'push', TDA_PUSH_AUDIENCE: 'aud' });
+  it('bootstrapWorker refuses push without its settings before opening any backend', async () => {
     const createBackendsSpy = vi.fn(createBackends);
-    const boot = bootstrapWorkerService({
-      service: SERVICE,
-      config,
+    // testWorker's schema has no refineWorkerIngress: the boot itself must refuse.
+    const boot = bootstrapWorker(testWorker(), {
+      env: await envFor({ TDA_INGRESS: 'push', TDA_PUSH_AUDIENCE: 'aud' }),
       logger: createMemoryLogger().logger,
-      createHandler: () => new TestStepHandler('OHLCV_EXPORT'),
       createBackends: createBackendsSpy,
     });
     await expect(boot).rejects.toBeInstanceOf(ConfigError);

@@ -5,7 +5,7 @@ import { makeFlowRun } from '@tda/flow-store/testing';
 import { createMemoryLogger } from '@tda/observability';
 import { emulatorEndpoints, uniqueName } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StepHarness } from './step-harness';
+import { StepHarness } from './harness/step-harness';
 import {
   CountingArtifactStore,
   CountingFlowRunStore,

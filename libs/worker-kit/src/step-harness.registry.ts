@@ -8,8 +8,8 @@ import { sanitizeForLog, type Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
 import type { HarnessOutcome } from './harness-outcome';
 import type { StepHarnessPolicy } from './harness-policy';
-import { StepHarness, type DeliveryMeta } from './step-harness';
-import type { StepHandler } from './step-handler';
+import { StepHarness, type DeliveryMeta } from './harness/step-harness';
+import type { AnyStepHandler } from './step-handler';
 
 /** A worker that cannot run as configured: thrown at boot, never at the first message. */
 export class WorkerConfigError extends TdaError {
@@ -26,24 +26,25 @@ const KNOWN_STEP_TYPES: ReadonlySet<string> = new Set(STEP_TYPES);
  * without a handler would ack every message as unroutable. Both are refused at boot.
  */
 export function assertHandlerSet(
-  handlers: readonly StepHandler[],
+  handlers: readonly AnyStepHandler[],
   consumedStepTypes?: readonly string[],
 ): void {
-  if (handlers.length === 0) throw new WorkerConfigError('a worker needs at least one StepHandler');
-  const byType = new Map<string, StepHandler>();
+  if (handlers.length === 0)
+    throw new WorkerConfigError('a worker needs at least one AnyStepHandler');
+  const byType = new Map<string, AnyStepHandler>();
   for (const handler of handlers) {
-    if (!KNOWN_STEP_TYPES.has(handler.stepType)) {
+    if (!KNOWN_STEP_TYPES.has(handler.descriptor.stepType)) {
       throw new WorkerConfigError(
-        `handler ${handler.constructor.name} declares unknown stepType '${String(handler.stepType)}'`,
+        `handler ${handler.constructor.name} declares unknown stepType '${String(handler.descriptor.stepType)}'`,
       );
     }
-    const existing = byType.get(handler.stepType);
+    const existing = byType.get(handler.descriptor.stepType);
     if (existing !== undefined) {
       throw new WorkerConfigError(
-        `two handlers for step type ${handler.stepType} (${existing.constructor.name}, ${handler.constructor.name}): register exactly one handler per step type`,
+        `two handlers for step type ${handler.descriptor.stepType} (${existing.constructor.name}, ${handler.constructor.name}): register exactly one handler per step type`,
       );
     }
-    byType.set(handler.stepType, handler);
+    byType.set(handler.descriptor.stepType, handler);
   }
   for (const stepType of consumedStepTypes ?? []) {
     if (!byType.has(stepType)) {
@@ -60,7 +61,7 @@ export function defaultWorkerOwner(service = 'worker'): string {
 }
 
 export interface StepHarnessRegistryOptions {
-  handlers: readonly StepHandler[];
+  handlers: readonly AnyStepHandler[];
   store: FlowRunStore;
   /** Step events are published through it (a MessageBroker is a Publisher). */
   publisher: Publisher;
@@ -84,7 +85,7 @@ export class StepHarnessRegistry {
     this.owner = options.owner ?? defaultWorkerOwner();
     for (const handler of options.handlers) {
       this.harnesses.set(
-        handler.stepType,
+        handler.descriptor.stepType,
         new StepHarness({
           handler,
           store: options.store,

@@ -139,7 +139,7 @@ describe('createStepWorker', () => {
       outcome: 'noop',
       reason: 'unknown_step',
     });
-    expect(handler.validations).toBe(0);
+    expect(handler.executions).toBe(0);
     expect((await store.get(run.runId))?.run.steps[STEP_ID]?.status).toBe('READY');
   });
 });

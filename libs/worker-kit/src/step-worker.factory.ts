@@ -4,13 +4,13 @@ import type { MessageBroker } from '@tda/messaging';
 import type { Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
 import type { StepHarnessPolicy } from './harness-policy';
-import type { StepHandler } from './step-handler';
+import type { AnyStepHandler } from './step-handler';
 import { createWorkerMicroservice, type WorkerMicroservice } from './worker-microservice.factory';
 import { WorkerModule } from './worker.module';
 
 export interface StepWorkerOptions {
   /** The one step type this worker serves; its step-ready subscription is consumed. */
-  handler: StepHandler;
+  handler: AnyStepHandler;
   store: FlowRunStore;
   /** Consumed from (step-ready, unless `subscriber` is given) and published to (step events). */
   broker: MessageBroker;
@@ -41,7 +41,7 @@ export interface StepWorkerOptions {
 
 /**
  * A single-handler worker: WorkerModule.forRoot with one handler, as a Nest microservice consuming
- * `stepReadySubscription(handler.stepType)`, not yet listening (call `app.listen()`). Every worker
+ * `stepReadySubscription(handler.descriptor.stepType)`, not yet listening (call `app.listen()`). Every worker
  * service is one of these; a service adds only its handler and its config.
  */
 export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicroservice> {
@@ -53,12 +53,12 @@ export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicr
     WorkerModule.forRoot({
       ...moduleOptions,
       handlers: [handler],
-      stepTypes: [handler.stepType],
+      stepTypes: [handler.descriptor.stepType],
       ...(harnessPolicy === undefined ? {} : { policy: harnessPolicy }),
     }),
     {
       broker: subscriber ?? options.broker,
-      stepTypes: [handler.stepType],
+      stepTypes: [handler.descriptor.stepType],
       logger: options.logger,
       ...(prefix === undefined ? {} : { prefix }),
       ...(maxInFlight === undefined ? {} : { maxInFlight }),

@@ -1,20 +1,31 @@
 import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
-import type { StepType } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import { harnessDefaultsFor, resolveHarnessPolicy, type StepHarnessPolicy } from './harness-policy';
-import { workerServiceConfigSchema } from './worker-service';
+import { LLM_REPORT_STEP, OHLCV_EXPORT_STEP, type AnyStepTypeDescriptor } from '@tda/step-types';
+import { workerServiceConfigSchema } from './worker-env';
 import { workerStepPolicy } from './worker-step-policy';
 
 const SERVICE = 'worker-test';
+const STEPS = { OHLCV_EXPORT: OHLCV_EXPORT_STEP, LLM_REPORT: LLM_REPORT_STEP } as const;
+const described = (
+  stepType: keyof typeof STEPS,
+): Pick<AnyStepTypeDescriptor, 'service' | 'stepType' | 'policy'> => ({
+  ...STEPS[stepType],
+  service: SERVICE,
+});
 
 /** env → loadConfig → workerStepPolicy → the policy the harness resolves (what it runs with). */
 function effective(
   env: EnvSource,
-  stepType: StepType = 'OHLCV_EXPORT',
+  stepType: keyof typeof STEPS = 'OHLCV_EXPORT',
   servicePolicy: Partial<StepHarnessPolicy> = {},
 ): StepHarnessPolicy {
   const config = loadConfig(SERVICE, workerServiceConfigSchema, env);
-  return resolveHarnessPolicy(workerStepPolicy(SERVICE, config, stepType, servicePolicy), stepType);
+  const descriptor = described(stepType);
+  return resolveHarnessPolicy(
+    workerStepPolicy(config, descriptor, servicePolicy),
+    descriptor.policy,
+  );
 }
 
 function configError(run: () => unknown): ConfigError {
@@ -29,7 +40,7 @@ function configError(run: () => unknown): ConfigError {
 
 describe('workerStepPolicy (TDA_STEP_* env)', () => {
   it('unset: the step type policy', () => {
-    expect(effective({})).toEqual(harnessDefaultsFor('OHLCV_EXPORT'));
+    expect(effective({})).toEqual(harnessDefaultsFor(OHLCV_EXPORT_STEP.policy));
     expect(effective({}, 'LLM_REPORT').timeoutMs).toBe(780_000);
     expect(effective({}).timeoutMs).toBe(120_000);
   });
@@ -54,7 +65,9 @@ describe('workerStepPolicy (TDA_STEP_* env)', () => {
       handlerRetryMaxDelayMs: 200,
     });
     // fields the env does not name keep their defaults
-    expect(policy.claimMaxAttempts).toBe(harnessDefaultsFor('OHLCV_EXPORT').claimMaxAttempts);
+    expect(policy.claimMaxAttempts).toBe(
+      harnessDefaultsFor(OHLCV_EXPORT_STEP.policy).claimMaxAttempts,
+    );
   });
 
   it('overrides one field over the step type policy, and the service policy wins over the env', () => {

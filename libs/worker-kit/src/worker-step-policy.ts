@@ -1,22 +1,21 @@
 import { ConfigError } from '@tda/config';
-import type { StepType } from '@tda/contracts';
 import { MAX_STEP_ATTEMPTS_LIMIT } from '@tda/flow-engine';
 import { z } from 'zod';
 import {
-  exponentialDelayMs,
   harnessDefaultsFor,
   HarnessConfigError,
   resolveHarnessPolicy,
   type StepHarnessPolicy,
 } from './harness-policy';
+import { exponentialDelayMs } from './retry';
+import type { AnyStepTypeDescriptor } from '@tda/step-types';
 
 /** Seconds may be fractional (a test lease of 0.5 s); one day is far beyond any step. */
 const seconds = z.coerce.number().positive().max(86_400).optional();
 
 /**
  * Operator overrides of the step policy, shared by every worker service (part of
- * workerServiceEnv). Unset = the handler's step type entry of @tda/flow-engine
- * DEFAULT_STEP_POLICIES. A worker applies them to its harness only; the claim records timeout and
+ * workerServiceEnv). Unset = the policy of the worker's step type descriptor. A worker applies them to its harness only; the claim records timeout and
  * maxAttempts in the run document, so the reconciler follows them without being configured.
  */
 export const workerStepPolicyEnv = {
@@ -84,12 +83,12 @@ function envOverrides(
  * production.
  */
 export function workerStepPolicy(
-  service: string,
   config: WorkerStepPolicyConfig,
-  stepType: StepType,
+  descriptor: Pick<AnyStepTypeDescriptor, 'service' | 'stepType' | 'policy'>,
   servicePolicy: Partial<StepHarnessPolicy> = {},
 ): Partial<StepHarnessPolicy> {
-  const defaults = harnessDefaultsFor(stepType);
+  const { service, stepType } = descriptor;
+  const defaults = harnessDefaultsFor(descriptor.policy);
   const overrides = { ...envOverrides(config, defaults), ...servicePolicy };
   const effective = { ...defaults };
   for (const [key, value] of Object.entries(overrides)) {
@@ -116,7 +115,7 @@ export function workerStepPolicy(
   }
   if (problems.length > 0) throw new ConfigError(service, problems);
   try {
-    resolveHarnessPolicy(overrides, stepType);
+    resolveHarnessPolicy(overrides, descriptor.policy);
   } catch (error) {
     if (error instanceof HarnessConfigError) throw new ConfigError(service, [error.message]);
     throw error;

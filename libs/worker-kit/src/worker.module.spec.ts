@@ -69,7 +69,7 @@ async function boot(
   const a = options;
   const { app } = await createWorkerMicroservice(ServiceModule.forRoot(options), {
     broker: a.broker,
-    stepTypes: a.handlers.map((h) => h.stepType),
+    stepTypes: a.handlers.map((h) => h.descriptor.stepType),
     logger: a.logger,
     drainTimeoutMs,
   });

@@ -22,11 +22,11 @@ import { toHandlerOutcome } from './harness-outcome';
 import type { StepHarnessPolicy } from './harness-policy';
 import { reportDeliveryOutcome } from './pubsub-push.subscriber';
 import { StepHarnessRegistry } from './step-harness.registry';
-import type { StepHandler } from './step-handler';
+import type { AnyStepHandler } from './step-handler';
 
 export interface WorkerModuleOptions {
   /** Exactly one per step type; duplicates refuse to boot. */
-  handlers: StepHandler[];
+  handlers: AnyStepHandler[];
   store: FlowRunStore;
   /** Publishes the step events (and is what createWorkerMicroservice consumes from). */
   broker: MessageBroker;

@@ -3,3 +3,4 @@ export * from './counting-artifact.store';
 export * from './test-step.handler';
 export * from './recording.publisher';
 export * from './memory-worker-env';
+export * from './handler-context';

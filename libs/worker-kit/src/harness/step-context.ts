@@ -1,0 +1,88 @@
+import type { ArtifactStore } from '@tda/artifacts';
+import { isTdaError, type ErrorInfo, type FlowRun, type FlowStep } from '@tda/contracts';
+import { errorInfo } from '@tda/flow-engine';
+import type { StepContext } from '../step-handler';
+import type { AnyStepTypeDescriptor, StepTypeRegistry } from '@tda/step-types';
+import type { StepBudget } from './step-budget';
+import { resolveUpstreamRefs, UpstreamReader } from './upstream';
+
+/** Issues of an inputs validation put in an error: paths, messages and keywords, at most 10. */
+const MAX_ISSUES = 10;
+
+/**
+ * `steps.<id>.inputs` against the step type's inputs schema, then the declared upstream
+ * references against the run document. Problems are INVALID_STEP_INPUTS naming the schema path
+ * (or the field): the step fails, never the worker.
+ */
+export function checkStepInputs(
+  descriptor: AnyStepTypeDescriptor,
+  run: FlowRun,
+  stepId: string,
+  step: FlowStep,
+):
+  | { ok: true; inputs: unknown; upstream: ReturnType<typeof resolveUpstreamRefs> }
+  | { ok: false; error: ErrorInfo; cause?: unknown } {
+  const checked = descriptor.inputs(step.inputs);
+  if (!checked.ok) {
+    const issues = checked.issues.slice(0, MAX_ISSUES);
+    const first = issues[0];
+    return {
+      ok: false,
+      error: errorInfo(
+        'INVALID_STEP_INPUTS',
+        `inputs of ${stepId} violate ${descriptor.inputsContract}.schema.json${
+          first === undefined ? '' : `: ${first.path} ${first.message}`
+        }`,
+        { contract: descriptor.inputsContract, issues },
+      ),
+    };
+  }
+  try {
+    return {
+      ok: true,
+      inputs: checked.value,
+      upstream: resolveUpstreamRefs(descriptor, run, stepId, step, checked.value),
+    };
+  } catch (error) {
+    if (isTdaError(error)) return { ok: false, error: error.toErrorInfo(), cause: error };
+    throw error;
+  }
+}
+
+export interface StepContextParts {
+  descriptor: AnyStepTypeDescriptor;
+  run: FlowRun;
+  stepId: string;
+  step: FlowStep;
+  attempt: number;
+  checked: { inputs: unknown; upstream: ReturnType<typeof resolveUpstreamRefs> };
+  budget: StepBudget;
+  artifacts: Pick<ArtifactStore, 'read' | 'exists'>;
+  registry: StepTypeRegistry;
+  artifactUri: (suffix?: string) => string;
+  clock: () => Date;
+}
+
+/** What the handler receives: the typed inputs, the upstream reader, the budget's signal. */
+export function buildStepContext(parts: StepContextParts): StepContext {
+  const { descriptor, run, step, artifacts } = parts;
+  const reader = new UpstreamReader(artifacts, parts.registry, run, step, parts.checked.upstream);
+  return {
+    run,
+    stepId: parts.stepId,
+    step,
+    inputs: parts.checked.inputs as StepContext['inputs'],
+    attempt: parts.attempt,
+    signal: parts.budget.signal,
+    deadline: parts.budget.deadline,
+    heartbeat: parts.budget.heartbeat,
+    upstream: ((name: string) =>
+      reader.read(name, descriptor.upstream[name]?.many === true)) as StepContext['upstream'],
+    artifacts: {
+      read: (uri) => artifacts.read(uri),
+      exists: (uri) => artifacts.exists(uri),
+    },
+    artifactUri: parts.artifactUri,
+    now: () => parts.clock(),
+  };
+}
