@@ -7,17 +7,25 @@ import {
   defineChartTemplate,
   readPngInfo,
 } from '@tda/charts';
-import { validate, type ChartsManifest, type FlowRun, type OhlcvCandle } from '@tda/contracts';
+import {
+  validate,
+  type ChartsManifest,
+  type ErrorInfo,
+  type FlowRun,
+  type OhlcvCandle,
+} from '@tda/contracts';
 import { applyPatch, stepPatch } from '@tda/flow-engine';
 import {
+  CHART_EXPORT_STEP,
   StepInputError,
-  stepArtifactUri,
-  type StepExecutionContext,
+  type ExistingArtifact,
+  type StepContext,
   type StepResult,
 } from '@tda/worker-kit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { handlerContext } from '@tda/worker-kit/testing';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ChartExportHandler, type ChartExportInputs } from './chart-export.handler';
+import { ChartExportHandler } from './chart-export.handler';
 import { createChartExportHandler } from './chart-export.factory';
 import {
   ARTIFACTS,
@@ -80,45 +88,60 @@ async function setup(
   return { run, ohlcvUri: ready.ohlcvUri, store };
 }
 
-function validateOn(h: ChartExportHandler, run: FlowRun): ChartExportInputs {
-  const step = run.steps[CHARTS_STEP_ID];
-  if (step === undefined) throw new Error('no charts step');
-  return h.validateInputs(run, CHARTS_STEP_ID, step);
-}
-
 interface ContextOptions {
   signal?: AbortSignal;
   onHeartbeat?: (progress: unknown) => void;
 }
 
-function contextFor(
-  s: Setup,
-  inputs: ChartExportInputs,
-  options: ContextOptions = {},
-): StepExecutionContext<ChartExportInputs> {
-  const step = s.run.steps[CHARTS_STEP_ID];
-  if (step === undefined) throw new Error('no charts step');
-  return {
+type Context = StepContext<typeof CHART_EXPORT_STEP>;
+
+/**
+ * What the harness hands the handler for the weekly charts step (inputs checked against
+ * chart_export_inputs, the ohlcv reference checked, the upstream reader over `s.store`), or the
+ * error it would FAIL the step with instead.
+ */
+function built(s: Setup, options: ContextOptions = {}) {
+  return handlerContext(CHART_EXPORT_STEP, {
     run: s.run,
     stepId: CHARTS_STEP_ID,
-    step,
-    inputs,
-    attempt: 1,
-    signal: options.signal ?? new AbortController().signal,
-    deadline: new Date(FIXTURE_NOW.getTime() + 60_000),
-    heartbeat: (progress) => options.onHeartbeat?.(progress),
     artifacts: s.store,
-    artifactUri: (suffix = '.json') =>
-      stepArtifactUri(
-        { ...ARTIFACTS, runId: s.run.runId, stepId: CHARTS_STEP_ID, timeframe: '1w' },
-        suffix,
-      ),
+    bucket: ARTIFACTS.bucket,
+    prefix: ARTIFACTS.prefix,
+    deadline: new Date(FIXTURE_NOW.getTime() + 60_000),
     now: () => FIXTURE_NOW,
-  };
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    heartbeat: (progress) => options.onHeartbeat?.(progress),
+  });
+}
+
+function contextFor(s: Setup, options: ContextOptions = {}): Context {
+  const b = built(s, options);
+  if (!b.ok) throw new Error(`inputs refused: ${b.error.message}`);
+  return b.context;
+}
+
+/** The harness's refusal of the inputs (the handler never runs). */
+function refusal(s: Setup): ErrorInfo {
+  const b = built(s);
+  if (b.ok) throw new Error('expected the inputs to be refused');
+  return b.error;
 }
 
 async function run(h: ChartExportHandler, s: Setup, options?: ContextOptions): Promise<StepResult> {
-  return h.execute(contextFor(s, validateOn(h, s.run), options));
+  return h.execute(contextFor(s, options));
+}
+
+/** The primary artifact of a result as the harness hands it to recover() (validated). */
+function existingOf(result: StepResult): ExistingArtifact<ChartsManifest> {
+  const primary = result.artifacts.find((a) => a.uri === result.primaryUri);
+  if (primary === undefined) throw new Error('primary artifact missing');
+  return { uri: primary.uri, artifact: manifestOf(result), bytes: primary.data };
+}
+
+async function store(s: Setup, result: StepResult): Promise<void> {
+  for (const artifact of result.artifacts) {
+    await s.store.put(artifact.uri, artifact.data, { contentType: artifact.contentType });
+  }
 }
 
 function manifestOf(result: StepResult): ChartsManifest {
@@ -128,16 +151,6 @@ function manifestOf(result: StepResult): ChartsManifest {
   expect(checked.ok ? [] : checked.issues).toEqual([]);
   if (!checked.ok) throw new Error('invalid manifest');
   return checked.value;
-}
-
-function inputError(fn: () => unknown): StepInputError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(StepInputError);
-    if (error instanceof StepInputError) return error;
-  }
-  throw new Error('expected a StepInputError');
 }
 
 async function inputErrorAsync(promise: Promise<unknown>): Promise<StepInputError> {
@@ -158,15 +171,22 @@ describe('ChartExportHandler: flow 1 default request', () => {
     result = await run(handler, s);
   });
 
-  it('validates the catalogue inputs and resolves the upstream artifact', () => {
-    const inputs = validateOn(handler, s.run);
-    expect(inputs).toMatchObject({
+  it('takes the catalogue inputs as they are and resolves the upstream export', async () => {
+    const context = contextFor(s);
+    expect(context.inputs).toEqual({
       ohlcvStepId: OHLCV_STEP_ID,
-      ohlcvGcsUri: s.ohlcvUri,
       chartTemplateId: 'ctpl_default_v1',
       minImages: 1,
       requests: [{ chartTemplateId: 'ctpl_default_v1', kind: 'candlestick' }],
     });
+    const ohlcv = await context.upstream('ohlcv');
+    expect(ohlcv).toMatchObject({
+      stepId: OHLCV_STEP_ID,
+      uri: s.ohlcvUri,
+      producedBy: s.run.runId,
+      artifact: { runId: s.run.runId, stepId: OHLCV_STEP_ID, timeframe: '1w', candleCount: 104 },
+    });
+    expect(ohlcv.bytes.equals(await s.store.read(s.ohlcvUri))).toBe(true);
   });
 
   it('writes the PNG first and the schema-valid manifest last, as primary', () => {
@@ -221,9 +241,7 @@ describe('ChartExportHandler: flow 1 default request', () => {
   });
 
   it('is deterministic: re-execution writes identical bytes (create-only puts say "existed")', async () => {
-    for (const artifact of result.artifacts) {
-      await s.store.put(artifact.uri, artifact.data, { contentType: artifact.contentType });
-    }
+    await store(s, result);
     const again = await run(handler, s);
     for (const artifact of again.artifacts) {
       const put = await s.store.put(artifact.uri, artifact.data, {
@@ -234,16 +252,33 @@ describe('ChartExportHandler: flow 1 default request', () => {
   });
 
   it('recovers from the written manifest without rendering', async () => {
-    const recovered = await handler.recover({
-      ...contextFor(s, validateOn(handler, s.run)),
-      existingUri: result.primaryUri,
-    });
+    await store(s, result);
+    const h = createChartExportHandler();
+    const render = vi.spyOn(h.renderer, 'render');
+    const recovered = await h.recover(existingOf(result), contextFor(s));
     expect(recovered).toEqual({
       artifacts: [],
       primaryUri: result.primaryUri,
       outputs: result.outputs,
       execution: result.execution,
     });
+    expect(render).not.toHaveBeenCalled();
+  });
+
+  it('refuses (null: execute again) a manifest whose image is missing or made for another minImages', async () => {
+    const fresh = await setup();
+    const first = await run(handler, fresh);
+    // only the manifest exists, not the PNG it lists
+    const manifest = first.artifacts.at(-1);
+    if (manifest === undefined) throw new Error('no manifest');
+    await fresh.store.put(manifest.uri, manifest.data, { contentType: manifest.contentType });
+    expect(await handler.recover(existingOf(first), contextFor(fresh))).toBeNull();
+
+    await store(fresh, first);
+    expect(await handler.recover(existingOf(first), contextFor(fresh))).not.toBeNull();
+    const other = existingOf(first);
+    other.artifact = { ...other.artifact, minImages: 2 };
+    expect(await handler.recover(other, contextFor(fresh))).toBeNull();
   });
 });
 
@@ -316,14 +351,15 @@ describe('ChartExportHandler: partial success (seed 000 minImages)', () => {
       },
     });
     // Recovery from this manifest finalizes FAILED the same way.
-    for (const artifact of result.artifacts) {
-      await s.store.put(artifact.uri, artifact.data, { contentType: artifact.contentType });
-    }
-    const recovered = await h.recover({
-      ...contextFor(s, validateOn(h, s.run)),
-      existingUri: result.primaryUri,
+    await store(s, result);
+    const recovered = await h.recover(existingOf(result), contextFor(s));
+    expect(recovered).toEqual({
+      artifacts: [],
+      primaryUri: result.primaryUri,
+      outputs: result.outputs,
+      execution: result.execution,
+      failure: result.failure,
     });
-    expect(recovered?.failure).toEqual(result.failure);
   });
 
   it('lists an image that stays over the size limit as a failure', async () => {
@@ -385,9 +421,23 @@ describe('ChartExportHandler: bad inputs', () => {
     requests: [{ chartTemplateId: 'ctpl_default_v1', kind: 'candlestick' }],
   };
 
+  function inputsOf(override: Record<string, unknown>): Record<string, unknown> {
+    const inputs: Record<string, unknown> = { ...base, ...override };
+    for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
+    return inputs;
+  }
+
+  /** A domain check of the handler: the harness accepts the inputs, execute() refuses them. */
   async function errorFor(inputs: Record<string, unknown>): Promise<StepInputError> {
     const s = await setup({ inputs });
-    return inputError(() => validateOn(handler, s.run));
+    const render = vi.spyOn(handler.renderer, 'render');
+    try {
+      const error = await inputErrorAsync(run(handler, s));
+      expect(render).not.toHaveBeenCalled(); // refused before drawing anything
+      return error;
+    } finally {
+      render.mockRestore();
+    }
   }
 
   it('names the available templates for an unknown one', async () => {
@@ -398,87 +448,177 @@ describe('ChartExportHandler: bad inputs', () => {
       "inputs.requests[0]: unknown chartTemplateId 'ctpl_nope_v1'; available: ctpl_default_v1, ctpl_macd_v1, ctpl_price_ema_v1, ctpl_rsi_v1",
     );
     expect(error.details).toMatchObject({ field: 'requests[0]', available: expect.any(Array) });
-    expect((await errorFor({ ...base, chartTemplateId: 'ctpl_gone_v9' })).message).toMatch(
+    const stepLevel = await errorFor({ ...base, chartTemplateId: 'ctpl_gone_v9' });
+    expect(stepLevel.message).toMatch(
       /^inputs\.chartTemplateId: unknown chartTemplateId 'ctpl_gone_v9'/,
     );
+    expect(stepLevel.details).toMatchObject({ field: 'chartTemplateId' });
   });
 
+  // What chart_export_inputs.schema.json says: the harness FAILS the step before the handler runs,
+  // naming the schema path.
   it.each([
-    ['empty requests', { requests: [] }, /requests must be a non-empty array/],
+    ['empty requests', { requests: [] }, '/requests', 'minItems'],
+    ['requests not an array', { requests: 'ctpl_default_v1' }, '/requests', 'type'],
     [
-      'requests not an array',
-      { requests: 'ctpl_default_v1' },
-      /requests must be a non-empty array/,
+      'more than 12 requests',
+      {
+        requests: Array.from({ length: 13 }, (_, i) => ({ chartTemplateId: `ctpl_t${i}_v1` })),
+        minImages: 1,
+      },
+      '/requests',
+      'maxItems',
     ],
-    ['minImages 0', { minImages: 0 }, /minImages must be an integer from 1 to 1/],
-    [
-      'minImages over the request count',
-      { minImages: 2 },
-      /minImages must be an integer from 1 to 1/,
-    ],
-    ['fractional minImages', { minImages: 1.5 }, /minImages/],
-    ['minImages as a string', { minImages: '1' }, /minImages/],
-    ['unknown input field', { minimages: 1 }, /inputs has unknown fields: minimages/],
+    ['minImages 0', { minImages: 0 }, '/minImages', 'minimum'],
+    ['fractional minImages', { minImages: 1.5 }, '/minImages', 'type'],
+    ['minImages as a string', { minImages: '1' }, '/minImages', 'type'],
+    ['unknown input field', { minimages: 1 }, '/', 'additionalProperties'],
     [
       'unknown request field',
       { requests: [{ chartTemplateId: 'ctpl_default_v1', size: 3 }] },
-      /requests\[0\] has unknown fields: size/,
+      '/requests/0',
+      'additionalProperties',
+    ],
+    [
+      'params not an object',
+      { requests: [{ chartTemplateId: 'ctpl_rsi_v1', params: 'big' }] },
+      '/requests/0/params',
+      'type',
+    ],
+    ['missing ohlcvStepId', { ohlcvStepId: undefined }, '/', 'required'],
+    [
+      'neither requests nor chartTemplateId',
+      { requests: undefined, chartTemplateId: undefined },
+      '/',
+      'required',
+    ],
+  ])('refuses %s before the handler runs (schema)', async (_name, override, path, keyword) => {
+    const error = refusal(await setup({ inputs: inputsOf(override) }));
+    expect(error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      details: { contract: 'chart_export_inputs' },
+    });
+    expect(error.message).toMatch(
+      new RegExp(
+        `^inputs of ${CHARTS_STEP_ID} violate chart_export_inputs\\.schema\\.json: ${path} `,
+      ),
+    );
+    const issues = error.details?.['issues'] as { path: string; keyword: string }[];
+    expect(issues).toContainEqual(expect.objectContaining({ path, keyword }));
+  });
+
+  // What the schema cannot say: the handler's own checks.
+  it.each([
+    [
+      'minImages over the request count',
+      { minImages: 2 },
+      /^inputs\.minImages must be an integer from 1 to 1 \(the number of requests\)$/,
     ],
     [
       'duplicate template',
       { requests: [{ chartTemplateId: 'ctpl_rsi_v1' }, { chartTemplateId: 'ctpl_rsi_v1' }] },
-      /requests\[1\]: chartTemplateId 'ctpl_rsi_v1' is requested twice/,
+      /^inputs\.requests\[1\]: chartTemplateId 'ctpl_rsi_v1' is requested twice$/,
     ],
     [
       'kind the template does not draw',
       { requests: [{ chartTemplateId: 'ctpl_rsi_v1', kind: 'candlestick' }] },
-      /template ctpl_rsi_v1 draws kind 'rsi', not 'candlestick'/,
+      /^inputs\.requests\[0\]: template ctpl_rsi_v1 draws kind 'rsi', not 'candlestick'$/,
     ],
     [
       'bad params',
       { requests: [{ chartTemplateId: 'ctpl_rsi_v1', params: { period: 1, colour: 'red' } }] },
-      /requests\[0\]: invalid params for ctpl_rsi_v1: .*period/,
+      /^inputs\.requests\[0\]: invalid params for ctpl_rsi_v1: .*period/,
     ],
-    ['missing ohlcvStepId', { ohlcvStepId: undefined }, /ohlcvStepId must be a non-empty string/],
+  ])('rejects %s from execute (StepInputError)', async (_name, override, message) => {
+    const error = await errorFor(inputsOf(override));
+    expect(error).toMatchObject({ code: 'INVALID_STEP_INPUTS', retryable: false });
+    expect(error.message).toMatch(message);
+  });
+
+  // The declared upstream reference (ohlcv: OHLCV_EXPORT, same timeframe), checked by the harness.
+  it.each([
     [
       'unknown ohlcvStepId',
       { ohlcvStepId: 'ohlcv_export:1d' },
-      /'ohlcv_export:1d' is not a step of this run/,
+      "inputs.ohlcvStepId 'ohlcv_export:1d' is not a step of this run",
     ],
     [
       'ohlcvStepId of another type',
       { ohlcvStepId: 'charts:1M:ctpl_default_v1' },
-      /is a CHART_EXPORT step, not OHLCV_EXPORT/,
+      "inputs.ohlcvStepId 'charts:1M:ctpl_default_v1' is a CHART_EXPORT step, not OHLCV_EXPORT",
     ],
-    ['ohlcvStepId not a dependency', { ohlcvStepId: 'ohlcv_export:1M' }, /is not in dependsOn/],
-  ])('rejects %s', async (_name, override, message) => {
-    const inputs: Record<string, unknown> = { ...base, ...override };
-    for (const key of Object.keys(inputs)) if (inputs[key] === undefined) delete inputs[key];
-    expect((await errorFor(inputs)).message).toMatch(message);
+    [
+      'ohlcvStepId not a dependency',
+      { ohlcvStepId: 'ohlcv_export:1M' },
+      "inputs.ohlcvStepId 'ohlcv_export:1M' is not in dependsOn",
+    ],
+  ])(
+    'refuses %s before the handler runs (upstream reference)',
+    async (_name, override, message) => {
+      const error = refusal(await setup({ inputs: inputsOf(override) }));
+      expect(error).toMatchObject({
+        code: 'INVALID_STEP_INPUTS',
+        retryable: false,
+        message,
+        details: { field: 'ohlcvStepId' },
+      });
+    },
+  );
+
+  it('refuses an OHLCV step of another timeframe even when it is a SUCCEEDED dependency', async () => {
+    const s = await setup({
+      inputs: inputsOf({ ohlcvStepId: 'ohlcv_export:1M' }),
+      run: (r) =>
+        applyPatch(r, {
+          ...stepPatch('ohlcv_export:1M', {
+            status: 'SUCCEEDED',
+            outputs: { gcs_uri: `gs://tda-artifacts/runs/${r.runId}/1M/ohlcv_export:1M.json` },
+          }),
+          ...stepPatch(CHARTS_STEP_ID, { dependsOn: [OHLCV_STEP_ID, 'ohlcv_export:1M'] }),
+        }),
+    });
+    expect(refusal(s)).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: "inputs.ohlcvStepId 'ohlcv_export:1M' has timeframe 1M, this step 1w",
+    });
   });
 
   it("accepts seed 000's shorthand: chartTemplateId without requests", async () => {
     const s = await setup({
       inputs: { ohlcvStepId: OHLCV_STEP_ID, chartTemplateId: 'ctpl_rsi_v1' },
     });
-    expect(validateOn(handler, s.run)).toMatchObject({
+    const result = await run(handler, s);
+    expect(result.failure).toBeUndefined();
+    expect(manifestOf(result)).toMatchObject({
       minImages: 1,
-      requests: [{ chartTemplateId: 'ctpl_rsi_v1', kind: 'rsi' }],
+      requested: [{ chartTemplateId: 'ctpl_rsi_v1', kind: 'rsi' }],
+      items: [{ chartTemplateId: 'ctpl_rsi_v1', kind: 'rsi' }],
+      status: 'SUCCEEDED',
     });
   });
 
-  it('rejects an upstream step that is not SUCCEEDED or has no gcs_uri', async () => {
+  it('refuses an upstream step that is not SUCCEEDED or has no gcs_uri', async () => {
     const notDone = await setup({
       run: (r) => applyPatch(r, stepPatch(OHLCV_STEP_ID, { status: 'RUNNING' })),
     });
-    expect(inputError(() => validateOn(handler, notDone.run)).message).toMatch(
-      /is RUNNING, not SUCCEEDED/,
-    );
+    expect(refusal(notDone)).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      message: `upstream step '${OHLCV_STEP_ID}' is RUNNING, not SUCCEEDED`,
+    });
     const noUri = await setup({
       run: (r) => applyPatch(r, stepPatch(OHLCV_STEP_ID, { outputs: {} })),
     });
-    expect(inputError(() => validateOn(handler, noUri.run)).message).toMatch(
-      /has no outputs\.gcs_uri/,
+    expect(refusal(noUri)).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      message: `upstream step '${OHLCV_STEP_ID}' has no valid outputs.gcs_uri`,
+    });
+    const badUri = await setup({
+      run: (r) => applyPatch(r, stepPatch(OHLCV_STEP_ID, { outputs: { gcs_uri: 'https://x/y' } })),
+    });
+    expect(refusal(badUri).message).toBe(
+      `upstream step '${OHLCV_STEP_ID}' has no valid outputs.gcs_uri`,
     );
   });
 });

@@ -38,7 +38,11 @@ const brokenTemplate = defineChartTemplate({
   },
 });
 
-async function deliver(inputs?: Record<string, unknown>) {
+async function deliver(
+  inputs?: Record<string, unknown>,
+  /** The upstream OHLCV artifact's bytes (default: a valid export of this run). */
+  ohlcvBytes?: (run: FlowRun) => Buffer,
+) {
   const clock = (): Date => FIXTURE_NOW;
   const ready = runWithChartsReady();
   const run: FlowRun =
@@ -46,9 +50,11 @@ async function deliver(inputs?: Record<string, unknown>) {
   const store = new InMemoryFlowRunStore({ clock });
   await store.create(run);
   const artifacts = new InMemoryArtifactStore();
-  await artifacts.put(ready.ohlcvUri, Buffer.from(JSON.stringify(ohlcvExport(run))), {
-    contentType: 'application/json',
-  });
+  await artifacts.put(
+    ready.ohlcvUri,
+    ohlcvBytes?.(run) ?? Buffer.from(JSON.stringify(ohlcvExport(run))),
+    { contentType: 'application/json' },
+  );
   const harness = new StepHarness({
     handler: new ChartExportHandler({
       renderer: new ChartRenderer({
@@ -146,5 +152,20 @@ describe('CHART_EXPORT through the step harness', () => {
       ),
     });
     expect(manifest).toBeNull();
+  });
+
+  it('finalizes FAILED INVALID_STEP_INPUTS when the upstream export belongs to another run, writing nothing', async () => {
+    const { outcome, step, manifest, artifacts } = await deliver(undefined, (run) =>
+      Buffer.from(JSON.stringify(ohlcvExport({ ...run, runId: '20220228-060000_BTC-USD_other1' }))),
+    );
+    expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'INVALID_STEP_INPUTS', tries: 1 });
+    expect(step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: `${OHLCV_STEP_ID}'s artifact belongs to run 20220228-060000_BTC-USD_other1`,
+      details: { field: 'ohlcvStepId', stepId: OHLCV_STEP_ID },
+    });
+    expect(manifest).toBeNull();
+    expect(artifacts.list().filter((uri) => uri.includes(CHARTS_STEP_ID))).toEqual([]);
   });
 });

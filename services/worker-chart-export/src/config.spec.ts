@@ -1,9 +1,24 @@
-import { ConfigError } from '@tda/config';
+import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
+import { CHART_EXPORT_STEP } from '@tda/worker-kit';
 import { describe, expect, it } from 'vitest';
 import { createChartExportHandler } from './chart-export.factory';
-import { loadChartExportConfig } from './config';
+import { chartExportWorker } from './chart-export.worker';
+import type { ChartExportConfig } from './config';
+
+/** The config exactly as the worker's boot validates it (bootstrapWorker → loadConfig). */
+function loadChartExportConfig(env: EnvSource): ChartExportConfig {
+  return loadConfig(chartExportWorker.descriptor.service, chartExportWorker.configSchema, env);
+}
 
 describe('worker-chart-export config', () => {
+  it('is the config of the worker-chart-export service (CHART_EXPORT steps)', () => {
+    expect(chartExportWorker.descriptor).toBe(CHART_EXPORT_STEP);
+    expect(chartExportWorker.descriptor).toMatchObject({
+      service: 'worker-chart-export',
+      stepType: 'CHART_EXPORT',
+    });
+  });
+
   it('defaults to the memory backend and the seed 002 image limit', () => {
     expect(loadChartExportConfig({})).toMatchObject({
       TDA_BACKEND: 'memory',
@@ -28,6 +43,7 @@ describe('worker-chart-export config', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).service).toBe('worker-chart-export');
     const problems = (error as ConfigError).problems.join('\n');
     expect(problems).toMatch(/TDA_MAX_CHART_IMAGE_BYTES/);
     expect(problems).toMatch(/FIRESTORE_EMULATOR_HOST: is required when TDA_BACKEND=emulators/);
@@ -35,7 +51,8 @@ describe('worker-chart-export config', () => {
 
   it('builds a CHART_EXPORT handler with the configured limit', () => {
     const handler = createChartExportHandler({ maxChartImageBytes: 131_072 });
-    expect(handler.stepType).toBe('CHART_EXPORT');
+    expect(handler.descriptor).toBe(CHART_EXPORT_STEP);
+    expect(handler.descriptor.stepType).toBe('CHART_EXPORT');
     expect(handler.renderer.maxImageBytes).toBe(131_072);
     expect(createChartExportHandler().renderer.maxImageBytes).toBe(262_144);
   });

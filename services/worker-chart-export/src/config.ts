@@ -1,9 +1,7 @@
 import { DEFAULT_MAX_CHART_IMAGE_BYTES } from '@tda/charts';
-import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { refineGoogleBackend } from '@tda/config';
 import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
-
-export const CHART_EXPORT_SERVICE = 'worker-chart-export';
 
 /**
  * The chart worker's environment, validated at boot (DESIGN.md §7). Numbers come from env
@@ -28,7 +26,3 @@ export const chartExportConfigSchema = z
   .superRefine(refineWorkerIngress);
 
 export type ChartExportConfig = z.infer<typeof chartExportConfigSchema>;
-
-export function loadChartExportConfig(env?: EnvSource): ChartExportConfig {
-  return loadConfig(CHART_EXPORT_SERVICE, chartExportConfigSchema, env);
-}

@@ -2,4 +2,4 @@ export * from './config';
 export * from './chart-export.handler';
 export * from './chart-export.factory';
 export * from './charts-manifest';
-export * from './worker-chart-export.bootstrap';
+export * from './chart-export.worker';

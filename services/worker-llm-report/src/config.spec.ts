@@ -1,8 +1,23 @@
-import { ConfigError } from '@tda/config';
+import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
+import { LLM_REPORT_STEP } from '@tda/worker-kit';
 import { describe, expect, it } from 'vitest';
-import { llmReportHarnessPolicy, loadLlmReportConfig } from './config';
+import { llmReportHarnessPolicy, type LlmReportConfig } from './config';
+import { llmReportWorker } from './llm-report.worker';
+
+/** The config exactly as the worker's boot validates it (bootstrapWorker → loadConfig). */
+function loadLlmReportConfig(env: EnvSource): LlmReportConfig {
+  return loadConfig(llmReportWorker.descriptor.service, llmReportWorker.configSchema, env);
+}
 
 describe('worker-llm-report config', () => {
+  it('is the config of the worker-llm-report service (LLM_REPORT steps)', () => {
+    expect(llmReportWorker.descriptor).toBe(LLM_REPORT_STEP);
+    expect(llmReportWorker.descriptor).toMatchObject({
+      service: 'worker-llm-report',
+      stepType: 'LLM_REPORT',
+    });
+  });
+
   it('defaults to memory, no LLM credentials and the seed 002 timeout policy', () => {
     const config = loadLlmReportConfig({});
     expect(config).toMatchObject({
@@ -40,6 +55,7 @@ describe('worker-llm-report config', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).service).toBe('worker-llm-report');
     const problems = (error as ConfigError).problems.join('\n');
     expect(problems).toContain('TDA_LLM_REQUEST_DEADLINE_SECONDS');
   });
@@ -54,6 +70,11 @@ describe('worker-llm-report config', () => {
         .TDA_LLM_STEP_TIMEOUT_SECONDS,
     ).toBe(500);
     expect(loadLlmReportConfig({}).TDA_LLM_STEP_TIMEOUT_SECONDS).toBe(780);
+  });
+
+  it('is the policy the worker definition hands the harness', () => {
+    const config = loadLlmReportConfig({ TDA_LLM_STEP_TIMEOUT_SECONDS: '300' });
+    expect(llmReportWorker.policy?.(config)).toEqual({ timeoutMs: 300_000 });
   });
 
   it('hands the effective step timeout to the harness in whole milliseconds', () => {

@@ -1,13 +1,10 @@
-import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
-import { stepPolicyFor } from '@tda/flow-engine';
+import { refineGoogleBackend } from '@tda/config';
 import { llmEnv } from '@tda/llm';
-import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
+import { LLM_REPORT_STEP, refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
-export const LLM_REPORT_SERVICE = 'worker-llm-report';
-
-/** The LLM_REPORT step timeout of the step policy table (seed 002: 780 s). */
-const POLICY_STEP_TIMEOUT_SECONDS = stepPolicyFor('LLM_REPORT').timeoutMs / 1_000;
+/** The LLM_REPORT step timeout of its descriptor's policy (seed 002: 780 s). */
+const POLICY_STEP_TIMEOUT_SECONDS = LLM_REPORT_STEP.policy.timeoutMs / 1_000;
 
 /**
  * The LLM_REPORT worker's environment, validated at boot (DESIGN.md §7): the shared worker env
@@ -51,10 +48,6 @@ export const llmReportConfigSchema = z
   });
 
 export type LlmReportConfig = z.infer<typeof llmReportConfigSchema>;
-
-export function loadLlmReportConfig(env?: EnvSource): LlmReportConfig {
-  return loadConfig(LLM_REPORT_SERVICE, llmReportConfigSchema, env);
-}
 
 /**
  * The harness policy this service decides over the shared one: the effective step timeout as the

@@ -1,4 +1,5 @@
 export * from './config';
+export * from './llm-report-file';
 export * from './llm-report.handler';
 export * from './llm-report.factory';
-export * from './worker-llm-report.bootstrap';
+export * from './llm-report.worker';

@@ -13,9 +13,7 @@ import {
   type PromptRegistryWriter,
   type SeedPlanEntry,
 } from '@tda/llm';
-import type { Logger } from '@tda/observability';
 import type { LlmReportConfig } from './config';
-import { LlmReportHandler } from './llm-report.handler';
 
 /** The Gemini client when credentials are configured, else the deterministic offline analyst. */
 export function createLlmClient(config: LlmReportConfig): LlmClient {
@@ -49,26 +47,6 @@ export async function seedDefaultRegistry(
 ): Promise<SeedPlanEntry[]> {
   if (config.TDA_BACKEND === 'gcp') return [];
   return seedRegistry(registry, { overwrite: false });
-}
-
-export interface LlmReportHandlerSettings {
-  registry: PromptRegistry;
-  client: LlmClient;
-  logger?: Logger;
-}
-
-/** The handler with the config's time budget. */
-export function createLlmReportHandler(
-  config: LlmReportConfig,
-  settings: LlmReportHandlerSettings,
-): LlmReportHandler {
-  return new LlmReportHandler({
-    registry: settings.registry,
-    client: settings.client,
-    ...(settings.logger === undefined ? {} : { logger: settings.logger }),
-    requestDeadlineMs: config.TDA_LLM_REQUEST_DEADLINE_SECONDS * 1_000,
-    finalizeBudgetMs: config.TDA_LLM_FINALIZE_BUDGET_SECONDS * 1_000,
-  });
 }
 
 /** What the LLM worker needs besides the shared backends; `close` ends its own Firestore client. */

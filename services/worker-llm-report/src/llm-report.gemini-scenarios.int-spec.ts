@@ -1,5 +1,7 @@
+import 'reflect-metadata';
 import { createHash } from 'node:crypto';
-import type { ErrorCode, FlowStep } from '@tda/contracts';
+import { createBackends } from '@tda/backends';
+import type { ErrorCode, FlowRun, FlowStep } from '@tda/contracts';
 import { GeminiLlmClient } from '@tda/llm';
 import {
   FakeGeminiServer,
@@ -9,11 +11,25 @@ import {
   validReportOutput,
   type FakeGeminiReply,
 } from '@tda/llm/testing';
+import { BrokerPublisher } from '@tda/messaging';
+import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapWorker, type StepHarnessPolicy } from '@tda/worker-kit';
 import {
+  CountingArtifactStore,
+  CountingFlowRunStore,
+  memoryWorkerEnv,
+} from '@tda/worker-kit/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { llmReportWorker, type LlmReportOverrides } from './llm-report.worker';
+import {
+  countingHandler,
+  flowFixture,
   parseReport,
+  REPORT_1W,
   runLlmReportStep,
+  snapshot,
+  type HandlerCalls,
   type LlmReportStepRun,
   type RunLlmReportStepOptions,
 } from './testing/llm-report.fixtures';
@@ -106,7 +122,7 @@ interface Scenario extends LlmReportStepRun {
 
 async function scenario(
   replies: FakeGeminiReply[],
-  options: Pick<RunLlmReportStepOptions, 'policy' | 'handler'> = {},
+  options: Pick<RunLlmReportStepOptions, 'policy' | 'runtime'> = {},
 ): Promise<Scenario> {
   server.enqueue(...replies);
   const sleeps: number[] = [];
@@ -117,8 +133,8 @@ async function scenario(
     now: new Date(),
     clock: () => new Date(),
     policy: { handlerRetryBaseDelayMs: 1, handlerRetryMaxDelayMs: 1, ...options.policy },
-    handler: {
-      ...options.handler,
+    runtime: {
+      ...options.runtime,
       sleep: async (ms: number) => {
         sleeps.push(ms);
       },
@@ -159,15 +175,28 @@ function expectNoLeak(run: Scenario): void {
   expect(run.store.writes).toBeGreaterThanOrEqual(2); // claim + finalize were inspected
 }
 
+/** `outputs.execution.llm.usage`: the usage of every answer, summed. */
+function usageOf(answers: number): Record<string, number> {
+  return {
+    promptTokenCount: answers * USAGE.promptTokenCount,
+    candidatesTokenCount: answers * USAGE.candidatesTokenCount,
+    totalTokenCount: answers * USAGE.totalTokenCount,
+    thoughtsTokenCount: 0,
+  };
+}
+
 function expectSucceeded(
   run: Scenario,
   expected: {
     httpCalls: number;
+    /** Requests that got an answer (default: the model attempts). */
+    answered?: number;
     attempts: number;
     requestId: string;
     repair: Record<string, unknown>;
   },
 ): void {
+  const answered = expected.answered ?? expected.attempts;
   const { step } = run;
   expect(run.outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
   expect(step.status).toBe('SUCCEEDED');
@@ -203,24 +232,32 @@ function expectSucceeded(
     usageMetadata: USAGE,
     attempts: { total: expected.attempts },
     repair: expected.repair,
-    calls: expected.httpCalls,
+    requests: expected.httpCalls,
+    answered,
+    usage: usageOf(answered),
   });
+  // The harness ran the handler once: a step that asked the model is never re-executed.
+  expect(run.calls).toEqual({ executions: 1, recoveries: 0 });
+  expect(run.outcome.tries).toBe(1);
   expectTiming(step);
   expectNoLeak(run);
 }
 
 function expectFailed(
   run: Scenario,
-  expected: { code: ErrorCode; retryable: boolean; httpCalls: number; tries?: number },
+  expected: { code: ErrorCode; retryable: boolean; httpCalls: number },
 ): Record<string, unknown> {
   const { step } = run;
   expect(run.outcome).toMatchObject({ kind: 'failed', status: 'FAILED', errorCode: expected.code });
   expect(step.status).toBe('FAILED');
   expect(step.error).toMatchObject({ code: expected.code, retryable: expected.retryable });
-  if (expected.tries !== undefined) expect(step.error?.details?.['tries']).toBe(expected.tries);
   expect(server.callCount).toBe(expected.httpCalls);
   expect(run.bytes).toBeNull();
   expect(step.outputs.gcs_uri).toBeUndefined();
+  // Every failure after the model was asked is final: one handler execution, no harness retry.
+  expect(run.calls).toEqual({ executions: 1, recoveries: 0 });
+  expect(run.outcome.tries).toBe(1);
+  expect([run.registry.getSchemaCalls, run.registry.getPromptCalls]).toEqual([1, 1]);
   const exec = execution(step);
   expect(exec['artifact']).toBeUndefined();
   expect(exec['worker']).toBe('llm-worker-test');
@@ -310,9 +347,11 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
       usageMetadata: USAGE,
       attempts: { total: 2 },
       repair: { attempted: true, reasonKind: 'json_parse' },
-      calls: 2,
+      requests: 2,
+      answered: 2,
+      usage: usageOf(2),
     });
-    expect(run.outcome.tries).toBe(1); // not retryable: the harness did not try again
+    expect(llm).not.toHaveProperty('calls');
   });
 
   it('4. finishReason SAFETY → FAILED LLM_SAFETY_BLOCK after one call, no repair', async () => {
@@ -352,7 +391,9 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
       usageMetadata: USAGE,
       attempts: { total: 1 },
       repair: { attempted: false },
-      calls: 1,
+      requests: 1,
+      answered: 1,
+      usage: usageOf(1),
     });
     expect(run.log.withEvent('structured_output_repair_attempt_started')).toEqual([]);
   });
@@ -367,7 +408,9 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
       finishReason: 'FINISH_REASON_UNSPECIFIED',
       requestId: 'resp-blocked',
       attempts: { total: 1 },
-      calls: 1,
+      requests: 1,
+      answered: 1,
+      usage: usageOf(1),
     });
   });
 
@@ -403,7 +446,9 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
       requestId: 'resp-cut-2',
       attempts: { total: 2 },
       repair: { attempted: true, reasonKind: 'incomplete_output' },
-      calls: 2,
+      requests: 2,
+      answered: 2,
+      usage: usageOf(2),
     });
   });
 
@@ -462,36 +507,42 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
       requestId: 'resp-none-2',
       attempts: { total: 2 },
       repair: { attempted: true, reasonKind: 'missing_text' },
+      requests: 2,
+      answered: 2,
     });
   });
 
-  it('8. answers slower than the request deadline → FAILED LLM_TIMEOUT after 3 × 3 aborted calls', async () => {
+  it('8. answers slower than the request deadline → FAILED LLM_TIMEOUT after 3 aborted calls (the runtime’s tries, never repeated by the harness)', async () => {
     // A valid answer, but only after 5 s.
     const late = fakeReply.ok(textResponseBody(reportJson(`## late ${CANARY}`)), {
       delayMs: 5_000,
     });
     const run = await scenario(
-      Array.from({ length: 9 }, () => late),
+      Array.from({ length: 3 }, () => late),
       {
-        handler: { requestDeadlineMs: 200, finalizeBudgetMs: 100 },
+        runtime: { requestDeadlineMs: 200, finalizeBudgetMs: 100 },
         policy: { timeoutMs: 8_000 },
       },
     );
     const llm = expectFailed(run, {
       code: 'LLM_TIMEOUT',
       retryable: true,
-      httpCalls: 9,
+      httpCalls: 3,
+    });
+    expect(run.step.error?.details).toMatchObject({
+      deadlineMs: 200,
+      retriesExhausted: true,
+      attempt: 1,
       tries: 3,
     });
-    expect(run.step.error?.details).toMatchObject({ deadlineMs: 200, retriesExhausted: true });
     // The client gave up on every request (the server saw it go away) and nothing hung: well
-    // below the 8 s step timeout (9 × 200 ms plus overhead).
+    // below the 8 s step timeout (3 × 200 ms plus overhead).
     await expectEventually(() => expect(server.requests.every((r) => r.aborted)).toBe(true), {
       timeoutMs: 5_000,
     });
-    expect(run.elapsedMs).toBeLessThan(7_000);
-    expect(run.sleeps).toEqual([1_000, 2_000, 1_000, 2_000, 1_000, 2_000]);
-    // No response was received: only the counts of the last harness try are known.
+    expect(run.elapsedMs).toBeLessThan(4_000);
+    expect(run.sleeps).toEqual([1_000, 2_000]);
+    // No response was received: every request is counted, nothing else is known.
     expect(llm).toEqual({
       provider: 'gemini',
       modelName: MODEL,
@@ -500,29 +551,40 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
       schemaSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       attempts: { total: 1 },
       repair: { attempted: false },
-      calls: 3,
+      requests: 3,
+      answered: 0,
+      usage: usageOf(0),
     });
   });
 
-  it('8b. a step timeout shorter than the request deadline bounds the call; then the finalize reserve stops new calls', async () => {
-    // Step budget 2 s, reserve 1 s, request deadline 10 s: the one call gets ≈ 1 s, no retry
-    // fits above the reserve, and the harness's further tries meet the guardrail without a call.
+  it('8b. a step timeout shorter than the request deadline bounds the call; no retry fits above the finalize reserve, nothing runs again', async () => {
+    // Step budget 2 s, reserve 1 s, request deadline 10 s: the one call gets ≈ 1 s, and a retry
+    // would start inside the reserve. The timeout is final: the harness does not execute again.
     const run = await scenario([fakeReply.hang()], {
-      handler: { requestDeadlineMs: 10_000, finalizeBudgetMs: 1_000 },
+      runtime: { requestDeadlineMs: 10_000, finalizeBudgetMs: 1_000 },
       policy: { timeoutMs: 2_000 },
     });
     const llm = expectFailed(run, {
       code: 'LLM_TIMEOUT',
       retryable: true,
       httpCalls: 1,
-      tries: 3,
     });
-    expect(run.step.error?.details).toMatchObject({ reason: 'finalize_budget_guardrail' });
+    expect(run.step.error?.details).toMatchObject({
+      retryStoppedBy: 'time_budget',
+      attempt: 1,
+      tries: 1,
+    });
     await expectEventually(() => expect(server.requests[0]?.aborted).toBe(true), {
       timeoutMs: 5_000,
     });
     expect(run.elapsedMs).toBeLessThan(5_000); // far below the 10 s request deadline
-    expect(llm).toMatchObject({ attempts: { total: 0 }, calls: 0 });
+    expect(run.sleeps).toEqual([]);
+    expect(llm).toMatchObject({
+      attempts: { total: 1 },
+      requests: 1,
+      answered: 0,
+      usage: usageOf(0),
+    });
   });
 
   it('9. 429 then success → SUCCEEDED after two HTTP calls (one model attempt)', async () => {
@@ -536,24 +598,30 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
     expect(run.sleeps).toEqual([1_000]);
   });
 
-  it('9b. 429 on every try → FAILED LLM_UNAVAILABLE after 3 pipeline × 3 harness tries = 9 calls', async () => {
-    const run = await scenario(Array.from({ length: 9 }, rateLimited));
+  it('9b. 429 on every try → FAILED LLM_UNAVAILABLE after the runtime’s 3 tries, no harness retry', async () => {
+    const run = await scenario(Array.from({ length: 3 }, rateLimited));
     const llm = expectFailed(run, {
       code: 'LLM_UNAVAILABLE',
       retryable: true,
-      httpCalls: 9,
-      tries: 3,
+      httpCalls: 3,
     });
     expect(run.step.error?.details).toMatchObject({
       status: 429,
       providerStatus: 'RESOURCE_EXHAUSTED',
       retriesExhausted: true,
+      tries: 3,
     });
     expect(run.step.error?.message).toBe(
       'gemini generateContent failed: HTTP 429 RESOURCE_EXHAUSTED: rate limited or quota exhausted',
     );
-    expect(run.sleeps).toEqual([1_000, 2_000, 1_000, 2_000, 1_000, 2_000]);
-    expect(llm).toMatchObject({ attempts: { total: 1 }, repair: { attempted: false }, calls: 3 });
+    expect(run.sleeps).toEqual([1_000, 2_000]);
+    expect(llm).toMatchObject({
+      attempts: { total: 1 },
+      repair: { attempted: false },
+      requests: 3,
+      answered: 0,
+      usage: usageOf(0),
+    });
     expect(llm).not.toHaveProperty('finishReason');
   });
 
@@ -568,19 +636,320 @@ describe('LLM_REPORT worker × real Gemini SDK × scripted fake server (seed 002
     expect(run.sleeps).toEqual([1_000, 2_000]);
   });
 
-  it('10b. 503 on every try → FAILED LLM_UNAVAILABLE after 9 calls', async () => {
-    const run = await scenario(Array.from({ length: 9 }, overloaded));
+  it('10b. 503 on every try → FAILED LLM_UNAVAILABLE after 3 calls', async () => {
+    const run = await scenario(Array.from({ length: 3 }, overloaded));
     const llm = expectFailed(run, {
       code: 'LLM_UNAVAILABLE',
       retryable: true,
-      httpCalls: 9,
-      tries: 3,
+      httpCalls: 3,
     });
     expect(run.step.error?.details).toMatchObject({
       status: 503,
       providerStatus: 'UNAVAILABLE',
       retriesExhausted: true,
+      tries: 3,
     });
-    expect(llm).toMatchObject({ attempts: { total: 1 }, calls: 3 });
+    expect(llm).toMatchObject({ attempts: { total: 1 }, requests: 3, answered: 0 });
+    expect(run.sleeps).toEqual([1_000, 2_000]);
+  });
+});
+
+// -- seed 002 fixes, through the LLM worker as its main boots it ---------------------------------
+
+interface WorkerScenario {
+  step: FlowStep;
+  stored: FlowRun;
+  log: MemoryLogger;
+  store: CountingFlowRunStore;
+  /** Artifact reads of the delivery (the fixture's puts are not counted). */
+  artifacts: CountingArtifactStore;
+  calls: HandlerCalls;
+  /** The worker's own prompt registry, spied. */
+  registry: { getPrompt: number; getSchema: number };
+  sleeps: number[];
+  bytes: Buffer | null;
+  reportUri: string;
+}
+
+/**
+ * The real LLM worker (bootstrapWorker(llmReportWorker): its config schema from an env with the
+ * fake server's URL and key, its Gemini client, its seeded registry, its harness policy, the pull
+ * transport on in-process backends) executing the 1w report of a fresh flow-1 run, published as
+ * the orchestrator would. The handler is counted through `decorate`, the artifact store through
+ * `createBackends`, the registry by spies on the runtime's own registry.
+ */
+async function throughWorker(
+  replies: FakeGeminiReply[],
+  options: {
+    policy?: Partial<StepHarnessPolicy>;
+    runtime?: NonNullable<LlmReportOverrides['runtime']>;
+    /** Runs inside the pipeline's backoff sleep (after it was recorded). */
+    onSleep?: (ms: number) => void;
+  } = {},
+): Promise<WorkerScenario> {
+  server.enqueue(...replies);
+  const memory = await memoryWorkerEnv({
+    GEMINI_API_KEY: API_KEY,
+    TDA_GEMINI_BASE_URL: server.baseUrl,
+  });
+  const log = createMemoryLogger();
+  const calls: HandlerCalls = { executions: 0, recoveries: 0 };
+  const sleeps: number[] = [];
+  let counted: { store: CountingFlowRunStore; artifacts: CountingArtifactStore } | undefined;
+  const handle = await bootstrapWorker(llmReportWorker, {
+    env: memory.env,
+    logger: log.logger,
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
+    overrides: {
+      runtime: {
+        ...options.runtime,
+        sleep: async (ms: number) => {
+          sleeps.push(ms);
+          options.onSleep?.(ms);
+        },
+      },
+    },
+    decorate: (handler) => countingHandler(handler, calls),
+    createBackends: async (config) => {
+      const backends = await createBackends(config);
+      counted = {
+        store: new CountingFlowRunStore(backends.store),
+        artifacts: new CountingArtifactStore(backends.artifacts),
+      };
+      return { ...backends, ...counted };
+    },
+  });
+  try {
+    if (counted === undefined) throw new Error('the worker built no backends');
+    const { store, artifacts } = counted;
+    expect(handle.handler.runtime.provider).toBe('gemini');
+    const getPrompt = vi.spyOn(handle.handler.runtime.registry, 'getPrompt');
+    const getSchema = vi.spyOn(handle.handler.runtime.registry, 'getSchema');
+    const fixture = await flowFixture(new Date());
+    for (const [uri, data] of await snapshot(fixture.artifacts)) {
+      await artifacts.inner.put(uri, data, { contentType: 'application/octet-stream' });
+    }
+    await store.inner.create(fixture.run);
+    await new BrokerPublisher({
+      publisher: handle.backends.broker,
+      prefix: handle.config.TDA_PUBSUB_PREFIX,
+    }).publishStepReady({
+      runId: fixture.run.runId,
+      stepId: REPORT_1W,
+      stepType: 'LLM_REPORT',
+      attempt: 0,
+      dispatchedAt: new Date().toISOString(),
+    });
+    await expectEventually(
+      async () => {
+        const status = (await store.inner.get(fixture.run.runId))?.run.steps[REPORT_1W]?.status;
+        expect(['SUCCEEDED', 'FAILED']).toContain(status);
+      },
+      { timeoutMs: 20_000 },
+    );
+    await handle.close(); // drains the delivery: its step event and ack are done
+    const stored = (await store.inner.get(fixture.run.runId))?.run;
+    const step = stored?.steps[REPORT_1W];
+    if (stored === undefined || step === undefined) throw new Error('report step vanished');
+    const exists = await artifacts.inner.exists(fixture.reportUri);
+    return {
+      step,
+      stored,
+      log,
+      store,
+      artifacts,
+      calls,
+      registry: { getPrompt: getPrompt.mock.calls.length, getSchema: getSchema.mock.calls.length },
+      sleeps,
+      bytes: exists ? await artifacts.inner.read(fixture.reportUri) : null,
+      reportUri: fixture.reportUri,
+    };
+  } finally {
+    await handle.close();
+    await memory.cleanup();
+  }
+}
+
+/** Neither the model's (nor the provider's) text nor the key reached logs or the run. */
+function expectNoWorkerLeak(run: WorkerScenario): void {
+  for (const [what, serialized] of [
+    ['logs', JSON.stringify(run.log.records)],
+    ['store writes', JSON.stringify(run.store.recorded.map((u) => u.patch))],
+    ['run document', JSON.stringify(run.stored)],
+  ] as const) {
+    expect(serialized.includes(CANARY), `${what} contain the canary`).toBe(false);
+    expect(serialized.includes(API_KEY), `${what} contain the API key`).toBe(false);
+  }
+}
+
+/** One execution's worth of reads: the profile's schema and the prompt; the OHLCV export, the
+ * charts manifest, its PNG and the 1M report. */
+function expectReadOnce(run: WorkerScenario): void {
+  expect(run.registry).toEqual({ getSchema: 1, getPrompt: 1 });
+  expect(run.artifacts.reads).toBe(4);
+}
+
+describe('LLM_REPORT worker: seed 002 fixes (bootstrapWorker × real Gemini SDK × scripted server)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('(a) a repair call that stays unavailable ends FAILED with its code: one repair, ≤ 3 requests per model attempt, one handler execution', async () => {
+    const run = await throughWorker([
+      overloaded(),
+      overloaded(),
+      text(`not json ${CANARY}`, 'resp-a-bad'),
+      overloaded(),
+      overloaded(),
+      overloaded(),
+    ]);
+    const { step } = run;
+    expect(step.status).toBe('FAILED');
+    expect(step.error).toMatchObject({
+      code: 'LLM_UNAVAILABLE',
+      retryable: true,
+      details: {
+        status: 503,
+        providerStatus: 'UNAVAILABLE',
+        attempt: 2,
+        tries: 3,
+        retriesExhausted: true,
+        firstAttempt: { reasonKind: 'json_parse' },
+      },
+    });
+    // 3 requests for the first attempt (2 × 503, then an invalid answer), 3 for the repair.
+    expect(server.callCount).toBe(6);
+    const repairParts = server.requests.map((r) => r.body?.contents?.[0]?.parts?.length ?? 0);
+    expect(new Set(repairParts.slice(0, 3)).size).toBe(1);
+    expect(new Set(repairParts.slice(3)).size).toBe(1);
+    expect(repairParts[3]).toBe((repairParts[0] ?? 0) + 1);
+    expect(run.sleeps).toEqual([1_000, 2_000, 1_000, 2_000]);
+    expect(run.log.withEvent('structured_output_repair_attempt_started')).toHaveLength(1);
+    expect(
+      run.log.withEvent('structured_output_repair_attempt_finished').map((r) => r['status']),
+    ).toEqual(['provider_error']);
+    // final: the harness executed the handler once and read the registry and context once
+    expect(run.calls).toEqual({ executions: 1, recoveries: 0 });
+    expectReadOnce(run);
+    expect(run.bytes).toBeNull();
+    expect(step.outputs.execution?.['llm']).toEqual({
+      provider: 'gemini',
+      modelName: MODEL,
+      promptId: 'prompt_week_v1',
+      schemaId: 'llm_report_output_v1',
+      schemaSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      requests: 6,
+      answered: 1,
+      attempts: { total: 2 },
+      repair: { attempted: true, reasonKind: 'json_parse' },
+      usage: usageOf(1),
+      // the last answer received: the invalid first one
+      finishReason: 'STOP',
+      modelVersion: MODEL_VERSION,
+      requestId: 'resp-a-bad',
+      usageMetadata: USAGE,
+    });
+    expectNoWorkerLeak(run);
+  });
+
+  it('(b) outputs.execution.llm counts every request, answer and the repair, with the usage summed over the answers', async () => {
+    const firstUsage = {
+      promptTokenCount: 1000,
+      candidatesTokenCount: 200,
+      totalTokenCount: 1300,
+      thoughtsTokenCount: 100,
+    };
+    const run = await throughWorker([
+      rateLimited(),
+      fakeReply.ok(
+        generateContentBody({
+          usageMetadata: firstUsage,
+          modelVersion: MODEL_VERSION,
+          responseId: 'resp-b-bad',
+          candidates: [{ parts: [{ text: `{"summary": ${CANARY}` }], finishReason: 'STOP' }],
+        }),
+      ),
+      overloaded(),
+      valid('resp-b'),
+    ]);
+    const { step } = run;
+    expect(step.error).toBeUndefined();
+    expect(step.status).toBe('SUCCEEDED');
+    expect(server.callCount).toBe(4);
+    expect(run.sleeps).toEqual([1_000, 1_000]);
+    expect(run.calls).toEqual({ executions: 1, recoveries: 0 });
+    expectReadOnce(run);
+    const report = parseReport(run.bytes);
+    expect(step.outputs.gcs_uri).toBe(run.reportUri);
+    expect(step.outputs.execution?.['llm']).toEqual({
+      provider: 'gemini',
+      modelName: MODEL,
+      promptId: 'prompt_week_v1',
+      schemaId: 'llm_report_output_v1',
+      schemaSha256: report.metadata.llm.schemaSha256,
+      requests: 4,
+      answered: 2,
+      attempts: { total: 2 },
+      repair: { attempted: true, reasonKind: 'json_parse' },
+      usage: {
+        promptTokenCount: firstUsage.promptTokenCount + USAGE.promptTokenCount,
+        candidatesTokenCount: firstUsage.candidatesTokenCount + USAGE.candidatesTokenCount,
+        totalTokenCount: firstUsage.totalTokenCount + USAGE.totalTokenCount,
+        thoughtsTokenCount: firstUsage.thoughtsTokenCount,
+      },
+      // the accepted answer's facts
+      finishReason: 'STOP',
+      modelVersion: MODEL_VERSION,
+      requestId: 'resp-b',
+      usageMetadata: USAGE,
+    });
+    // The report file keeps the accepted answer's usage (its contract), not the totals.
+    expect(report.metadata.llm).toMatchObject({
+      attempts: { total: 2 },
+      requestId: 'resp-b',
+      usageMetadata: USAGE,
+    });
+    expectNoWorkerLeak(run);
+  });
+
+  it('(c) the finalize reserve reached: the guardrail’s LLM_TIMEOUT is final, nothing is read or executed again', async () => {
+    // Only Date is faked (and keeps moving): sockets, the broker and the harness timers are real.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    // Step 30 s, reserve 10 s. The first request is a 503; its 1 s backoff fits (29 s left), but
+    // the process stalls 25 s in it: when the retry would start, only ≈ 4 s are left.
+    const run = await throughWorker([overloaded()], {
+      policy: { timeoutMs: 30_000 },
+      runtime: { finalizeBudgetMs: 10_000, requestDeadlineMs: 5_000 },
+      onSleep: () => {
+        vi.setSystemTime(Date.now() + 25_000);
+      },
+    });
+    const { step } = run;
+    expect(step.status).toBe('FAILED');
+    expect(step.error).toMatchObject({
+      code: 'LLM_TIMEOUT',
+      retryable: true,
+      details: { reason: 'finalize_budget_guardrail', attempt: 1, finalizeBudgetMs: 10_000 },
+    });
+    expect(step.error?.message).toMatch(
+      /^not starting model attempt 1: [0-9.]+ s left, below the 10 s finalize budget$/,
+    );
+    expect(step.error?.details?.['remainingMs']).toBeLessThan(10_000);
+    expect(step.error?.details).not.toHaveProperty('tries');
+    expect(server.callCount).toBe(1);
+    expect(run.sleeps).toEqual([1_000]);
+    // Not executed again (an in-process retry would re-read the registry and the context and
+    // meet the same guardrail): one execution, one read of each.
+    expect(run.calls).toEqual({ executions: 1, recoveries: 0 });
+    expectReadOnce(run);
+    expect(step.outputs.execution?.['llm']).toMatchObject({
+      requests: 1,
+      answered: 0,
+      attempts: { total: 1 },
+      repair: { attempted: false },
+      usage: usageOf(0),
+    });
+    expect(run.bytes).toBeNull();
+    expectNoWorkerLeak(run);
   });
 });

@@ -1,5 +1,5 @@
 import { InMemoryArtifactStore } from '@tda/artifacts';
-import type { LlmReportFile } from '@tda/contracts';
+import { TdaError, type LlmReportFile } from '@tda/contracts';
 import { stepPatch } from '@tda/flow-engine';
 import { InMemoryFlowRunStore } from '@tda/flow-store';
 import {
@@ -7,6 +7,7 @@ import {
   DEFAULT_SCHEMAS,
   InMemoryPromptRegistry,
   LlmCallError,
+  LlmStepRuntime,
   OfflineAnalystClient,
 } from '@tda/llm';
 import {
@@ -21,7 +22,8 @@ import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
 import { createStepWorker } from '@tda/worker-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LlmReportHandler, serializeReport } from './llm-report.handler';
+import { serializeReport } from './llm-report-file';
+import { LlmReportHandler } from './llm-report.handler';
 import {
   CHARTS_1W,
   flowFixture,
@@ -52,7 +54,8 @@ describe('LLM_REPORT through the step harness', () => {
         responseId: 'resp-42',
       }),
     ]);
-    const { outcome, step, bytes, reportUri } = await deliver({ client });
+    const run = await deliver({ client });
+    const { outcome, step, bytes, reportUri } = run;
     expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED' });
     expect(client.calls).toBe(1);
     const report = parseReport(bytes);
@@ -100,7 +103,22 @@ describe('LLM_REPORT through the step harness', () => {
       usageMetadata: { totalTokenCount: 150 },
       schemaSha256: report.metadata.llm.schemaSha256,
     });
+    // Every request of the step is counted (seed 002 execution metadata).
+    expect(step.outputs.execution?.['llm']).toMatchObject({
+      requests: 1,
+      answered: 1,
+      repair: { attempted: false },
+      usage: {
+        promptTokenCount: 100,
+        candidatesTokenCount: 50,
+        totalTokenCount: 150,
+        thoughtsTokenCount: 0,
+      },
+    });
     expect(report.metadata.llm.schemaSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(run.calls).toEqual({ executions: 1, recoveries: 0 });
+    // The registry was read once: the profile's schema, then the prompt.
+    expect([run.registry.getSchemaCalls, run.registry.getPromptCalls]).toEqual([1, 1]);
   });
 
   it('writes byte-identical reports for the same inputs (offline analyst, deterministic)', async () => {
@@ -117,7 +135,7 @@ describe('LLM_REPORT through the step harness', () => {
 
   it('fails LLM_PROFILE_INVALID before any model call', async () => {
     const client = new ScriptedLlmClient([]);
-    const { outcome, step, bytes } = await deliver({
+    const { outcome, step, bytes, registry, artifacts, calls } = await deliver({
       client,
       patch: (run) => {
         const inputs = run.steps[REPORT_1W]?.inputs ?? {};
@@ -130,12 +148,16 @@ describe('LLM_REPORT through the step harness', () => {
         });
       },
     });
-    expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'LLM_PROFILE_INVALID' });
+    expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'LLM_PROFILE_INVALID', tries: 1 });
     expect(step.status).toBe('FAILED');
     expect(step.error).toMatchObject({ code: 'LLM_PROFILE_INVALID', retryable: false });
     expect(step.error?.message).toContain('candidateCount');
     expect(client.calls).toBe(0);
     expect(bytes).toBeNull();
+    // The pre-flight comes first: neither the prompt nor any context artifact was read.
+    expect(registry.getPromptCalls).toBe(0);
+    expect(artifacts.reads).toBe(0);
+    expect(calls.executions).toBe(1);
   });
 
   it('treats a stale schemaSha256 in the profile as informational: logged, not a failure', async () => {
@@ -177,32 +199,64 @@ describe('LLM_REPORT through the step harness', () => {
     });
     expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'INVALID_STEP_INPUTS' });
     expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
-    expect(step.error?.message).toContain(`'${CHARTS_1W}' is a CHART_EXPORT step, not LLM_REPORT`);
+    expect(step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: `inputs.previousReportStepIds[0] '${CHARTS_1W}' is a CHART_EXPORT step, not LLM_REPORT`,
+      details: { field: 'previousReportStepIds[0]', stepId: CHARTS_1W, stepType: 'CHART_EXPORT' },
+    });
     expect(client.calls).toBe(0);
   });
 
   it('fails INVALID_STEP_INPUTS when the charts step has no outputs.gcs_uri', async () => {
     const client = new ScriptedLlmClient([]);
-    const { step } = await deliver({
+    const { step, calls } = await deliver({
       client,
       patch: () => stepPatch(CHARTS_1W, { outputs: {} }),
     });
-    expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
-    expect(step.error?.message).toContain('has no outputs.gcs_uri');
+    expect(step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: `upstream step '${CHARTS_1W}' has no valid outputs.gcs_uri`,
+      details: { field: 'chartsManifestStepId', stepId: CHARTS_1W },
+    });
     expect(client.calls).toBe(0);
+    // refused by the harness: the handler never ran
+    expect(calls.executions).toBe(0);
   });
 
   it('fails INVALID_STEP_INPUTS when the step timeframe contradicts its stepId or its inputs', async () => {
     // seed 002 invariant: steps[stepId].timeframe matches the stepId's timeframe segment (and
-    // the artifact path segment derived from it).
+    // the artifact path segment derived from it). With its upstreams of that timeframe too, the
+    // harness lets it through and the handler refuses it before the registry or a model.
     const client = new ScriptedLlmClient([]);
-    const { step } = await deliver({
+    const relabelled = await deliver({
+      client,
+      patch: () => ({
+        ...stepPatch(REPORT_1W, { timeframe: '1d' }),
+        ...stepPatch('ohlcv_export:1w', { timeframe: '1d' }),
+        ...stepPatch(CHARTS_1W, { timeframe: '1d' }),
+      }),
+    });
+    expect(relabelled.step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: 'stepId names timeframe 1w, the step has 1d',
+      details: { field: 'timeframe' },
+    });
+    expect(relabelled.calls.executions).toBe(1);
+    expect(relabelled.registry.getSchemaCalls + relabelled.registry.getPromptCalls).toBe(0);
+    expect(client.calls).toBe(0);
+    // Only the report step relabelled: its upstreams (1w) no longer share its timeframe.
+    const alone = await deliver({
       client,
       patch: () => stepPatch(REPORT_1W, { timeframe: '1d' }),
     });
-    expect(step.error?.code).toBe('INVALID_STEP_INPUTS');
-    expect(step.error?.message).toContain('stepId names timeframe 1w, the step has 1d');
-    expect(client.calls).toBe(0);
+    expect(alone.step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      message: "inputs.ohlcvStepId 'ohlcv_export:1w' has timeframe 1w, this step 1d",
+    });
+    expect(alone.calls.executions).toBe(0);
     // An upstream of another timeframe (the 1M OHLCV feeding the 1w report).
     const crossed = await deliver({
       client,
@@ -214,8 +268,10 @@ describe('LLM_REPORT through the step harness', () => {
         });
       },
     });
-    expect(crossed.step.error?.code).toBe('INVALID_STEP_INPUTS');
-    expect(crossed.step.error?.message).toContain('has timeframe 1M, this step 1w');
+    expect(crossed.step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      message: "inputs.ohlcvStepId 'ohlcv_export:1M' has timeframe 1M, this step 1w",
+    });
     expect(client.calls).toBe(0);
   });
 
@@ -247,8 +303,12 @@ describe('LLM_REPORT through the step harness', () => {
       before: copyManifest,
       patch: () => stepPatch(CHARTS_1W, pointAtForeign),
     });
-    expect(foreign.step.error).toMatchObject({ code: 'INVALID_STEP_INPUTS' });
-    expect(foreign.step.error?.message).toContain('belongs to another run');
+    expect(foreign.step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: `${CHARTS_1W}'s artifact belongs to run ${OTHER_RUN}`,
+      details: { field: 'chartsManifestStepId', stepId: CHARTS_1W, uri: foreignUri },
+    });
 
     const client = new ScriptedLlmClient([
       jsonResponse(validReportOutput('## 1w\n\nReused charts.')),
@@ -284,6 +344,7 @@ describe('LLM_REPORT through the step harness', () => {
     });
     expect(step.error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
+      retryable: false,
       details: { artifact: 'chart', bytes: 300 * 1024, limitBytes: 256 * 1024 },
     });
     expect(client.calls).toBe(0);
@@ -304,26 +365,71 @@ describe('LLM_REPORT through the step harness', () => {
     expect(client.calls).toBe(0);
   });
 
-  it('finishes FAILED with the provider error code when the model stays unavailable', async () => {
+  it('finishes FAILED with the provider error code when the model stays unavailable: the runtime retried, the harness does not', async () => {
     const unavailable = () =>
       new LlmCallError('LLM_UNAVAILABLE', 'gemini generateContent failed: HTTP 503', true, {
         status: 503,
       });
-    // 3 provider tries per harness try, 3 harness tries.
-    const client = new ScriptedLlmClient(Array.from({ length: 9 }, unavailable));
-    const { step } = await deliver({
+    // 3 provider tries by the LLM runtime; the failure is final, so no harness try repeats them.
+    const client = new ScriptedLlmClient(Array.from({ length: 3 }, unavailable));
+    const sleeps: number[] = [];
+    const { step, outcome, calls, registry, artifacts } = await deliver({
       client,
       policy: { handlerRetryBaseDelayMs: 1, handlerRetryMaxDelayMs: 1 },
+      runtime: {
+        sleep: async (ms: number) => {
+          sleeps.push(ms);
+        },
+      },
     });
     expect(step.status).toBe('FAILED');
-    expect(step.error).toMatchObject({ code: 'LLM_UNAVAILABLE', retryable: true });
-    expect(client.calls).toBe(9);
+    expect(step.error).toMatchObject({
+      code: 'LLM_UNAVAILABLE',
+      retryable: true,
+      details: { status: 503, retriesExhausted: true, tries: 3, attempt: 1 },
+    });
+    expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'LLM_UNAVAILABLE', tries: 1 });
+    expect(client.calls).toBe(3);
+    expect(sleeps).toEqual([1_000, 2_000]);
+    expect(calls.executions).toBe(1);
+    expect([registry.getSchemaCalls, registry.getPromptCalls]).toEqual([1, 1]);
+    // one read of the context: the OHLCV export, the manifest, its PNG, the 1M report
+    expect(artifacts.reads).toBe(4);
+    expect(step.outputs.execution?.['llm']).toMatchObject({
+      requests: 3,
+      answered: 0,
+      attempts: { total: 1 },
+      repair: { attempted: false },
+      usage: { promptTokenCount: 0, candidatesTokenCount: 0, totalTokenCount: 0 },
+    });
+  });
+
+  it('retries in-process what comes before the model call (a registry hiccup), then asks the model once', async () => {
+    const client = new ScriptedLlmClient([
+      jsonResponse(validReportOutput('## 1w\n\nAfter a retry.')),
+    ]);
+    const { outcome, step, calls, registry } = await deliver({
+      client,
+      policy: { handlerRetryBaseDelayMs: 1, handlerRetryMaxDelayMs: 1 },
+      registryFaults: {
+        getPrompt: [
+          new TdaError('UPSTREAM_UNAVAILABLE', 'llm_prompts could not be read', {
+            retryable: true,
+          }),
+        ],
+      },
+    });
+    expect(outcome).toMatchObject({ kind: 'executed', status: 'SUCCEEDED', tries: 2 });
+    expect(step.status).toBe('SUCCEEDED');
+    expect(calls.executions).toBe(2);
+    expect(registry.getPromptCalls).toBe(2);
+    expect(client.calls).toBe(1);
   });
 
   it('recovers a RUNNING step from its existing report without a model call', async () => {
     const client = new ScriptedLlmClient([]);
     let existing: LlmReportFile | undefined;
-    const { outcome, step, reportUri } = await deliver({
+    const recovered = await deliver({
       client,
       patch: () =>
         stepPatch(REPORT_1W, {
@@ -352,15 +458,57 @@ describe('LLM_REPORT through the step harness', () => {
         });
       },
     });
+    const { outcome, step, reportUri } = recovered;
     expect(existing).toBeDefined();
     expect(outcome).toMatchObject({ kind: 'recovered', status: 'SUCCEEDED' });
     expect(client.calls).toBe(0);
+    expect(recovered.calls).toEqual({ executions: 0, recoveries: 1 });
     expect(step.status).toBe('SUCCEEDED');
     expect(step.outputs.gcs_uri).toBe(reportUri);
     expect(step.outputs.execution).toMatchObject({
       recoveredFromArtifact: true,
       llm: { requestId: 'resp-crashed', attempts: { total: 2 }, promptId: 'prompt_week_v1' },
     });
+  });
+
+  it('does not finalize from (nor hand to recover) a report that is corrupt or of another step: it executes again', async () => {
+    const crashed = {
+      status: 'RUNNING' as const,
+      attempt: 1,
+      startedAt: new Date(NOW.getTime() - 900_000).toISOString(),
+      lease: {
+        owner: 'crashed-worker',
+        expiresAt: new Date(NOW.getTime() - 60_000).toISOString(),
+      },
+    };
+    for (const bytes of [
+      (_runId: string) => Buffer.from('{"metadata": {"runId":'),
+      // the 1M report (valid, of this run) at the 1w report's name
+      (runId: string) => serializeReport(previousReport(runId)),
+    ]) {
+      const client = new ScriptedLlmClient([
+        jsonResponse(validReportOutput('## 1w\n\nExecuted again.')),
+      ]);
+      const { outcome, step, calls } = await deliver({
+        client,
+        patch: () => stepPatch(REPORT_1W, crashed),
+        before: async (fixture) => {
+          await fixture.artifacts.put(fixture.reportUri, bytes(fixture.run.runId), {
+            contentType: 'application/json',
+          });
+        },
+      });
+      expect(calls).toEqual({ executions: 1, recoveries: 0 });
+      expect(client.calls).toBe(1);
+      // The fresh report differs from what is there: create-only, so an artifact conflict.
+      expect(outcome).toMatchObject({ kind: 'failed', errorCode: 'GCS_WRITE_FAILED' });
+      expect(step.error).toMatchObject({
+        code: 'GCS_WRITE_FAILED',
+        retryable: false,
+        details: { reason: 'artifact_conflict' },
+      });
+      expect(step.outputs.execution?.recoveredFromArtifact).toBeUndefined();
+    }
   });
 
   it('keeps a canary from the prompt and the model output out of logs and the run document', async () => {
@@ -414,14 +562,16 @@ describe('createStepWorker with this handler on an in-memory bus', () => {
     await store.create(fixture.run);
     const log = createMemoryLogger();
     const { app } = await createStepWorker({
-      handler: new LlmReportHandler({
-        registry: new InMemoryPromptRegistry({
-          prompts: DEFAULT_PROMPTS,
-          schemas: DEFAULT_SCHEMAS,
+      handler: new LlmReportHandler(
+        new LlmStepRuntime({
+          registry: new InMemoryPromptRegistry({
+            prompts: DEFAULT_PROMPTS,
+            schemas: DEFAULT_SCHEMAS,
+          }),
+          client: new OfflineAnalystClient(),
+          logger: log.logger,
         }),
-        client: new OfflineAnalystClient(),
-        logger: log.logger,
-      }),
+      ),
       store,
       broker,
       artifacts: fixture.artifacts,

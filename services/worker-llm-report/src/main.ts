@@ -1,10 +1,6 @@
 import 'reflect-metadata';
-import { runServiceMain } from '@tda/service-runtime';
-import { LLM_REPORT_SERVICE } from './config';
-import { bootstrapLlmReportWorker } from './worker-llm-report.bootstrap';
+import { runWorker } from '@tda/worker-kit';
+import { llmReportWorker } from './llm-report.worker';
 
-/**
- * Standalone boot:
- * `SWC_NODE_PROJECT=tsconfig.runtime.json node -r @swc-node/register services/worker-llm-report/src/main.ts`
- */
-void runServiceMain({ service: LLM_REPORT_SERVICE, boot: () => bootstrapLlmReportWorker() });
+/** `SWC_NODE_PROJECT=tsconfig.runtime.json node -r @swc-node/register services/worker-llm-report/src/main.ts` */
+void runWorker(llmReportWorker);

@@ -1,8 +1,21 @@
-import { ConfigError } from '@tda/config';
+import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
 import { describe, expect, it } from 'vitest';
-import { loadOhlcvExportConfig } from './config';
+import type { OhlcvExportConfig } from './config';
+import { ohlcvExportWorker } from './ohlcv-export.worker';
+
+/** The config exactly as the worker's boot validates it (bootstrapWorker → loadConfig). */
+function loadOhlcvExportConfig(env: EnvSource): OhlcvExportConfig {
+  return loadConfig(ohlcvExportWorker.descriptor.service, ohlcvExportWorker.configSchema, env);
+}
 
 describe('worker-ohlcv-export config', () => {
+  it('is the config of the worker-ohlcv-export service (OHLCV_EXPORT steps)', () => {
+    expect(ohlcvExportWorker.descriptor).toMatchObject({
+      service: 'worker-ohlcv-export',
+      stepType: 'OHLCV_EXPORT',
+    });
+  });
+
   it('defaults to the bundled data, Binance for ccxt and marked forming buckets', () => {
     expect(loadOhlcvExportConfig({})).toMatchObject({
       TDA_BACKEND: 'memory',
@@ -46,6 +59,7 @@ describe('worker-ohlcv-export config', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).service).toBe('worker-ohlcv-export');
     const problems = (error as ConfigError).problems.join('\n');
     for (const key of ['TDA_MARKET_DATA', 'TDA_CCXT_EXCHANGE', 'TDA_OHLCV_INCOMPLETE_BUCKETS']) {
       expect(problems).toContain(key);

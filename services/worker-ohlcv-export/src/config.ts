@@ -1,8 +1,6 @@
-import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { refineGoogleBackend } from '@tda/config';
 import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
-
-export const OHLCV_EXPORT_SERVICE = 'worker-ohlcv-export';
 
 /**
  * The OHLCV worker's environment, validated at boot (DESIGN.md §7). Numbers come from env
@@ -30,7 +28,3 @@ export const ohlcvExportConfigSchema = z
   .superRefine(refineWorkerIngress);
 
 export type OhlcvExportConfig = z.infer<typeof ohlcvExportConfigSchema>;
-
-export function loadOhlcvExportConfig(env?: EnvSource): OhlcvExportConfig {
-  return loadConfig(OHLCV_EXPORT_SERVICE, ohlcvExportConfigSchema, env);
-}

@@ -1,4 +1,4 @@
 export * from './config';
 export * from './ohlcv-export.handler';
 export * from './ohlcv-export.factory';
-export * from './worker-ohlcv-export.bootstrap';
+export * from './ohlcv-export.worker';

@@ -1,8 +1,17 @@
-import type { CcxtExchangeLike } from '@tda/market-data';
+import { InMemoryArtifactStore } from '@tda/artifacts';
+import { loadConfig, type EnvSource } from '@tda/config';
 import { makeRun } from '@tda/flow-engine/testing';
+import type { CcxtExchangeLike } from '@tda/market-data';
+import { OHLCV_EXPORT_STEP } from '@tda/worker-kit';
+import { requireHandlerContext } from '@tda/worker-kit/testing';
 import { describe, expect, it } from 'vitest';
-import { loadOhlcvExportConfig } from './config';
+import type { OhlcvExportConfig } from './config';
 import { createCandleSource, createOhlcvExportHandler } from './ohlcv-export.factory';
+import { ohlcvExportWorker } from './ohlcv-export.worker';
+
+function loadOhlcvExportConfig(env: EnvSource): OhlcvExportConfig {
+  return loadConfig(ohlcvExportWorker.descriptor.service, ohlcvExportWorker.configSchema, env);
+}
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-09-20T08:00:00Z');
@@ -50,23 +59,16 @@ describe('createOhlcvExportHandler', () => {
       now: () => T + 2 * HOUR + 30 * 60_000, // 10:30: the 10:00 candle is still forming
     });
     const run = makeRun({ 'ohlcv_export:1h': { timeframe: '1h', inputs: { lookback: 5 } } });
-    const step = run.steps['ohlcv_export:1h'];
-    if (step === undefined) throw new Error('fixture');
-    const inputs = handler.validateInputs(run, 'ohlcv_export:1h', step);
-    const result = await handler.execute({
-      run,
-      stepId: 'ohlcv_export:1h',
-      step,
-      inputs,
-      attempt: 1,
-      signal: new AbortController().signal,
-      deadline: new Date(T + 3 * HOUR),
-      heartbeat: () => undefined,
-      artifacts: { read: () => Promise.reject(new Error('unused')), exists: async () => false },
-      artifactUri: (suffix = '.json') =>
-        `gs://tda-artifacts/runs/${run.runId}/1h/ohlcv_export:1h${suffix}`,
-      now: () => new Date(T + 2 * HOUR + 30 * 60_000),
-    });
+    const result = await handler.execute(
+      requireHandlerContext(OHLCV_EXPORT_STEP, {
+        run,
+        stepId: 'ohlcv_export:1h',
+        artifacts: new InMemoryArtifactStore(),
+        deadline: new Date(T + 3 * HOUR),
+        now: () => new Date(T + 2 * HOUR + 30 * 60_000),
+      }),
+    );
+    expect(result.primaryUri).toBe(`gs://tda-artifacts/runs/${run.runId}/1h/ohlcv_export:1h.json`);
     const artifact = JSON.parse(result.artifacts[0]?.data.toString('utf8') ?? '{}') as Record<
       string,
       unknown

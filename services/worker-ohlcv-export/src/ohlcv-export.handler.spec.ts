@@ -1,31 +1,44 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InMemoryArtifactStore } from '@tda/artifacts';
-import { validate, type FlowRun, type OhlcvExport, type Timeframe } from '@tda/contracts';
+import {
+  TdaError,
+  validate,
+  type ErrorInfo,
+  type FlowRun,
+  type OhlcvExport,
+  type Timeframe,
+} from '@tda/contracts';
 import { createRun, DEFAULT_LOOKBACK } from '@tda/flow-engine';
 import { makeRun, seededRandom } from '@tda/flow-engine/testing';
 import {
   BundledCandleSource,
   CcxtCandleSource,
+  MarketDataError,
   MarketDataUnavailableError,
+  UnknownSymbolError,
+  UnsupportedTimeframeError,
   type CandleSeries,
   type CandleSource,
   type CcxtExchangeLike,
   type FetchCandlesRequest,
 } from '@tda/market-data';
 import {
+  OHLCV_EXPORT_STEP,
   StepError,
   StepInputError,
-  stepArtifactUri,
-  type StepExecutionContext,
+  type StepContext,
   type StepHeartbeat,
 } from '@tda/worker-kit';
+import { handlerContext, requireHandlerContext } from '@tda/worker-kit/testing';
 import { RateLimitExceeded } from 'ccxt';
 import { describe, expect, it } from 'vitest';
-import { MAX_LOOKBACK, OhlcvExportHandler, type OhlcvInputs } from './ohlcv-export.handler';
+import { OhlcvExportHandler, requestOf } from './ohlcv-export.handler';
 
 const bundled = new BundledCandleSource();
 const EXAMPLES = join(__dirname, '../../../contracts/examples');
+
+type Context = StepContext<typeof OHLCV_EXPORT_STEP>;
 
 function flowRun(symbol: string, now = new Date('2026-11-21T08:00:00Z')): FlowRun {
   return createRun({
@@ -54,61 +67,55 @@ function oneStepRun(
   return run;
 }
 
-function stepOf(run: FlowRun, stepId: string) {
-  const step = run.steps[stepId];
-  if (step === undefined) throw new Error(`no step ${stepId}`);
-  return step;
-}
-
 interface Harnessed {
-  context: StepExecutionContext<OhlcvInputs>;
+  context: Context;
   heartbeats: Array<Parameters<StepHeartbeat>[0]>;
   controller: AbortController;
   store: InMemoryArtifactStore;
 }
 
-/** What the worker-kit harness hands a handler, built from the run like the harness does. */
+/** The context the harness would hand the handler (inputs validated by the step type's schema). */
 function contextFor(
-  handler: OhlcvExportHandler,
   run: FlowRun,
   stepId: string,
   now = new Date('2026-11-21T08:00:05Z'),
 ): Harnessed {
-  const step = stepOf(run, stepId);
   const heartbeats: Harnessed['heartbeats'] = [];
   const controller = new AbortController();
   const store = new InMemoryArtifactStore();
-  const heartbeat: StepHeartbeat = (progress) => {
-    heartbeats.push(progress);
-  };
-  const context: StepExecutionContext<OhlcvInputs> = {
+  const context = requireHandlerContext(OHLCV_EXPORT_STEP, {
     run,
     stepId,
-    step,
-    inputs: handler.validateInputs(run, stepId, step),
-    attempt: 1,
+    artifacts: store,
     signal: controller.signal,
     deadline: new Date(now.getTime() + 60_000),
-    heartbeat,
-    artifacts: store,
-    artifactUri: (suffix = '.json') =>
-      stepArtifactUri(
-        {
-          bucket: 'tda-artifacts',
-          prefix: 'runs',
-          runId: run.runId,
-          stepId,
-          ...(step.timeframe === undefined ? {} : { timeframe: step.timeframe }),
-        },
-        suffix,
-      ),
     now: () => now,
-  };
+    heartbeat: (progress) => {
+      heartbeats.push(progress);
+    },
+  });
   return { context, heartbeats, controller, store };
 }
 
+/** What the harness refuses before the handler runs (the step would be FAILED with it). */
+function refusal(run: FlowRun, stepId: string): ErrorInfo {
+  const built = handlerContext(OHLCV_EXPORT_STEP, {
+    run,
+    stepId,
+    artifacts: new InMemoryArtifactStore(),
+  });
+  if (built.ok) throw new Error(`expected the inputs of ${stepId} to be refused`);
+  return built.error;
+}
+
+/** The schema issues of a refusal: [path, keyword] pairs. */
+function issuesOf(error: ErrorInfo): unknown {
+  const issues = error.details?.['issues'] as { path: string; keyword: string }[] | undefined;
+  return issues?.map((i) => [i.path, i.keyword]);
+}
+
 async function exportOf(handler: OhlcvExportHandler, run: FlowRun, stepId: string) {
-  const { context, heartbeats } = contextFor(handler, run, stepId);
+  const { context, heartbeats } = contextFor(run, stepId);
   const result = await handler.execute(context);
   const [artifact] = result.artifacts;
   if (artifact === undefined) throw new Error('no artifact');
@@ -123,15 +130,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected a rejection');
-}
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
 }
 
 /** A CandleSource returning a fixed series (for the defensive paths). */
@@ -159,17 +157,18 @@ const fixedSeries = (candles: CandleSeries['candles']): CandleSeries => ({
   incompleteBucketPolicy: 'marked',
 });
 
-describe('OhlcvExportHandler.validateInputs', () => {
+describe('OHLCV_EXPORT inputs (ohlcv_export_inputs schema, then the handler’s defaults)', () => {
   const handler = new OhlcvExportHandler({ candles: bundled });
+  const requestFor = (run: FlowRun, stepId: string) => requestOf(contextFor(run, stepId).context);
 
   it('reads the inputs the flow catalogue writes', () => {
     const run = flowRun('BTC/USDT');
-    expect(handler.validateInputs(run, 'ohlcv_export:1M', stepOf(run, 'ohlcv_export:1M'))).toEqual({
+    expect(requestFor(run, 'ohlcv_export:1M')).toEqual({
       symbol: 'BTC/USDT',
       timeframe: '1M',
       lookback: 60,
     });
-    expect(handler.validateInputs(run, 'ohlcv_export:1w', stepOf(run, 'ohlcv_export:1w'))).toEqual({
+    expect(requestFor(run, 'ohlcv_export:1w')).toEqual({
       symbol: 'BTC/USDT',
       timeframe: '1w',
       lookback: 104,
@@ -178,82 +177,103 @@ describe('OhlcvExportHandler.validateInputs', () => {
 
   it('defaults symbol to run.scope.symbol, timeframe to the step’s, lookback per timeframe', () => {
     const run = oneStepRun('4h', {}, 'ETH-USDT');
-    expect(handler.validateInputs(run, 'ohlcv_export:4h', stepOf(run, 'ohlcv_export:4h'))).toEqual({
+    expect(requestFor(run, 'ohlcv_export:4h')).toEqual({
       symbol: 'ETH-USDT',
       timeframe: '4h',
       lookback: DEFAULT_LOOKBACK['4h'],
     });
   });
 
-  it('accepts lookback 1 and MAX_LOOKBACK', () => {
-    for (const lookback of [1, MAX_LOOKBACK]) {
-      const run = oneStepRun('1h', { lookback });
-      expect(
-        handler.validateInputs(run, 'ohlcv_export:1h', stepOf(run, 'ohlcv_export:1h')).lookback,
-      ).toBe(lookback);
+  it('accepts lookback 1 and 1000 (the schema bounds)', () => {
+    for (const lookback of [1, 1000]) {
+      expect(requestFor(oneStepRun('1h', { lookback }), 'ohlcv_export:1h').lookback).toBe(lookback);
     }
   });
 
-  it('names every problem in one StepInputError (INVALID_STEP_INPUTS, not retryable)', () => {
-    const run = oneStepRun('1d', { symbol: 'BTC USDT', timeframe: '1w', lookback: 1001 });
-    const error = caught(() =>
-      handler.validateInputs(run, 'ohlcv_export:1d', stepOf(run, 'ohlcv_export:1d')),
+  it('refuses schema violations before the handler runs, naming the schema path of each (INVALID_STEP_INPUTS, not retryable)', () => {
+    const error = refusal(
+      oneStepRun('1d', { symbol: 'BTC USDT', timeframe: '1w', lookback: 1001 }),
+      'ohlcv_export:1d',
     );
+    expect(error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      details: { contract: 'ohlcv_export_inputs' },
+    });
+    expect(error.message).toMatch(
+      /^inputs of ohlcv_export:1d violate ohlcv_export_inputs\.schema\.json: \/symbol 'BTC USDT' does not match the required pattern/,
+    );
+    // Every schema problem is listed; the timeframe is a valid one (its rule is the handler’s).
+    expect(issuesOf(error)).toEqual([
+      ['/symbol', 'pattern'],
+      ['/lookback', 'maximum'],
+    ]);
+  });
+
+  it('refuses bad lookbacks, a bad symbol, unknown timeframes and non-object inputs', () => {
+    for (const [lookback, keyword] of [
+      [0, 'minimum'],
+      [-5, 'minimum'],
+      [1001, 'maximum'],
+      [2.5, 'type'],
+      ['120', 'type'],
+      [null, 'type'],
+    ] as const) {
+      const error = refusal(oneStepRun('1h', { lookback }), 'ohlcv_export:1h');
+      expect(error.code).toBe('INVALID_STEP_INPUTS');
+      expect(issuesOf(error)).toEqual([['/lookback', keyword]]);
+      expect(error.message).toContain('ohlcv_export_inputs.schema.json: /lookback');
+    }
+    const nullSymbol = refusal(oneStepRun('1h', { symbol: null }), 'ohlcv_export:1h');
+    expect(issuesOf(nullSymbol)).toEqual([['/symbol', 'type']]);
+    expect(nullSymbol.message).toMatch(/: \/symbol must be string$/);
+    const minutes = refusal(oneStepRun('1h', { timeframe: '15m' }), 'ohlcv_export:1h');
+    expect(issuesOf(minutes)).toEqual([['/timeframe', 'enum']]);
+    expect(minutes.message).toContain("/timeframe '15m' must be one of");
+    const array = refusal(oneStepRun('1h', ['BTC']), 'ohlcv_export:1h');
+    expect(issuesOf(array)).toEqual([['/', 'type']]);
+    expect(array.message).toMatch(/: \/ must be object$/);
+  });
+
+  it('tolerates extra input fields (seed 002 validation policy)', () => {
+    const run = oneStepRun('1h', { lookback: 3, note: 'from an older catalogue' });
+    expect(requestFor(run, 'ohlcv_export:1h')).toEqual({
+      symbol: 'BTC-USDT',
+      timeframe: '1h',
+      lookback: 3,
+    });
+  });
+
+  it("inputs.timeframe other than the step's → StepInputError from execute, before any fetch", async () => {
+    const source = new FixedSource(fixedSeries([]));
+    const strict = new OhlcvExportHandler({ candles: source });
+    const { context } = contextFor(oneStepRun('1d', { timeframe: '1w' }), 'ohlcv_export:1d');
+    const error = await rejection(strict.execute(context));
     expect(error).toBeInstanceOf(StepInputError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
-      details: {
-        stepId: 'ohlcv_export:1d',
-        problems: [
-          {
-            field: 'symbol',
-            problem: "must be a symbol like BTC-USDT, BTC/USDT or BTCUSDT (got 'BTC USDT')",
-          },
-          { field: 'timeframe', problem: "must equal the step's timeframe 1d (got 1w)" },
-          { field: 'lookback', problem: 'must be an integer from 1 to 1000 (got 1001)' },
-        ],
-      },
+      message: "inputs.timeframe must equal the step's timeframe 1d (got 1w)",
+      details: { field: 'timeframe' },
     });
-    expect((error as StepInputError).message).toMatch(
-      /^invalid OHLCV_EXPORT inputs for ohlcv_export:1d: symbol/,
-    );
+    expect(source.requests).toEqual([]);
   });
 
-  it('rejects bad lookbacks, unknown timeframes, a missing timeframe and non-object inputs', () => {
-    const problemsOf = (run: FlowRun, stepId: string): unknown =>
-      (caught(() => handler.validateInputs(run, stepId, stepOf(run, stepId))) as StepInputError)
-        .details?.['problems'];
-    for (const lookback of [0, -5, 2.5, '120', null]) {
-      expect(problemsOf(oneStepRun('1h', { lookback }), 'ohlcv_export:1h')).toEqual([
-        {
-          field: 'lookback',
-          problem: expect.stringMatching(/^must be an integer from 1 to 1000/) as unknown,
-        },
-      ]);
-    }
-    expect(problemsOf(oneStepRun('1h', { symbol: null }), 'ohlcv_export:1h')).toEqual([
-      {
-        field: 'symbol',
-        problem: 'must be a symbol like BTC-USDT, BTC/USDT or BTCUSDT (got null)',
-      },
-    ]);
-    expect(problemsOf(oneStepRun('1h', { timeframe: '15m' }), 'ohlcv_export:1h')).toEqual([
-      { field: 'timeframe', problem: "must be one of 1h, 4h, 1d, 1w, 1M (got '15m')" },
-    ]);
-    expect(problemsOf(oneStepRun(undefined, {}), 'ohlcv_export:x')).toEqual([
-      { field: 'timeframe', problem: 'missing (neither inputs nor step have one)' },
-    ]);
-    expect(problemsOf(oneStepRun('1h', ['BTC']), 'ohlcv_export:1h')).toEqual([
-      { field: 'inputs', problem: 'must be an object' },
-    ]);
+  it('a timeframe in neither the inputs nor the step → StepInputError from execute', async () => {
+    const { context } = contextFor(oneStepRun(undefined, {}), 'ohlcv_export:x');
+    const error = await rejection(handler.execute(context));
+    expect(error).toBeInstanceOf(StepInputError);
+    expect(error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: 'inputs.timeframe is missing (neither inputs nor step have one)',
+      details: { field: 'timeframe' },
+    });
   });
 
   it('takes the timeframe from the inputs when the step has none', () => {
     const run = oneStepRun(undefined, { timeframe: '1d' });
-    expect(
-      handler.validateInputs(run, 'ohlcv_export:x', stepOf(run, 'ohlcv_export:x')),
-    ).toMatchObject({
+    expect(requestFor(run, 'ohlcv_export:x')).toMatchObject({
       timeframe: '1d',
       lookback: DEFAULT_LOOKBACK['1d'],
     });
@@ -313,15 +333,12 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
 
   it('produces byte-identical artifacts on re-execution, whatever the clock says', async () => {
     const run = flowRun('BTC-USDT');
-    const first = contextFor(handler, run, 'ohlcv_export:1w', new Date('2026-11-21T08:00:05Z'));
-    const second = contextFor(
-      new OhlcvExportHandler({ candles: new BundledCandleSource() }),
-      run,
-      'ohlcv_export:1w',
-      new Date('2027-01-01T00:00:00Z'),
-    );
+    const first = contextFor(run, 'ohlcv_export:1w', new Date('2026-11-21T08:00:05Z'));
+    const second = contextFor(run, 'ohlcv_export:1w', new Date('2027-01-01T00:00:00Z'));
     const a = (await handler.execute(first.context)).artifacts[0]?.data;
-    const b = (await handler.execute(second.context)).artifacts[0]?.data;
+    const b = (
+      await new OhlcvExportHandler({ candles: new BundledCandleSource() }).execute(second.context)
+    ).artifacts[0]?.data;
     expect(a).toBeDefined();
     expect(b?.equals(a ?? Buffer.alloc(0))).toBe(true);
     // create-only store: writing the re-execution's bytes again is an idempotent success
@@ -400,12 +417,14 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
     expect(parsed.candles.some((c) => 'complete' in c)).toBe(false);
   });
 
-  it('unknown symbol → StepInputError naming the available symbols', async () => {
+  // The source's own coded errors reach the harness as they are (it maps any TdaError by its
+  // code): the handler does not re-wrap them.
+  it('unknown symbol → the source’s INVALID_STEP_INPUTS naming the available symbols', async () => {
     const run = oneStepRun('1d', {}, 'DOGE-USDT');
-    const error = await rejection(
-      handler.execute(contextFor(handler, run, 'ohlcv_export:1d').context),
-    );
-    expect(error).toBeInstanceOf(StepInputError);
+    const error = await rejection(handler.execute(contextFor(run, 'ohlcv_export:1d').context));
+    expect(error).toBeInstanceOf(UnknownSymbolError);
+    expect(error).toBeInstanceOf(MarketDataError);
+    expect(error).toBeInstanceOf(TdaError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
@@ -414,27 +433,27 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
     });
   });
 
-  it('unsupported timeframe → StepInputError naming that symbol’s timeframes', async () => {
+  it('unsupported timeframe → the source’s INVALID_STEP_INPUTS naming that symbol’s timeframes', async () => {
     const run = oneStepRun('1h', {}, 'BTC-USD');
-    const error = await rejection(
-      handler.execute(contextFor(handler, run, 'ohlcv_export:1h').context),
-    );
-    expect(error).toBeInstanceOf(StepInputError);
+    const error = await rejection(handler.execute(contextFor(run, 'ohlcv_export:1h').context));
+    expect(error).toBeInstanceOf(UnsupportedTimeframeError);
     expect(error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
       message: "timeframe '1h' is not available for 'BTC-USD'; available: 1d, 1w, 1M",
       details: { availableTimeframes: ['1d', '1w', '1M'] },
     });
   });
 
   it('stops on an aborted signal', async () => {
-    const { context, controller } = contextFor(handler, flowRun('BTC-USDT'), 'ohlcv_export:1M');
+    const { context, controller } = contextFor(flowRun('BTC-USDT'), 'ohlcv_export:1M');
     controller.abort({ kind: 'cancelled' });
     await expect(handler.execute(context)).rejects.toEqual({ kind: 'cancelled' });
   });
 });
 
 describe('OhlcvExportHandler.execute: market data problems', () => {
-  it('ccxt rate limit → StepError MARKET_DATA_UNAVAILABLE, retryable', async () => {
+  it('ccxt rate limit → the source’s MARKET_DATA_UNAVAILABLE, retryable, as it is', async () => {
     const exchange: CcxtExchangeLike = {
       id: 'binance',
       timeframes: { '1h': '1h' },
@@ -445,27 +464,28 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
     };
     const handler = new OhlcvExportHandler({ candles: new CcxtCandleSource({ exchange }) });
     const error = await rejection(
-      handler.execute(contextFor(handler, oneStepRun('1h', {}), 'ohlcv_export:1h').context),
+      handler.execute(contextFor(oneStepRun('1h', {}), 'ohlcv_export:1h').context),
     );
-    expect(error).toBeInstanceOf(StepError);
-    expect(error).not.toBeInstanceOf(StepInputError);
+    expect(error).toBeInstanceOf(MarketDataUnavailableError);
     expect(error).toMatchObject({
       code: 'MARKET_DATA_UNAVAILABLE',
       retryable: true,
       details: { exchange: 'binance', errorClass: 'RateLimitExceeded' },
     });
-    expect((error as StepError).cause).toBeInstanceOf(MarketDataUnavailableError);
+    expect((error as MarketDataUnavailableError).cause).toBeInstanceOf(RateLimitExceeded);
   });
 
   it('no candles → MARKET_DATA_UNAVAILABLE, not retryable', async () => {
     const handler = new OhlcvExportHandler({ candles: new FixedSource(fixedSeries([])) });
     const error = await rejection(
-      handler.execute(contextFor(handler, oneStepRun('1h', {}), 'ohlcv_export:1h').context),
+      handler.execute(contextFor(oneStepRun('1h', {}), 'ohlcv_export:1h').context),
     );
+    expect(error).toBeInstanceOf(StepError);
     expect(error).toMatchObject({
       code: 'MARKET_DATA_UNAVAILABLE',
       retryable: false,
       message: 'no 1h candles for BTC-USDT from bundled dataset binance/BTCUSDT_1h',
+      details: { symbol: 'BTC-USDT', timeframe: '1h' },
     });
   });
 
@@ -480,13 +500,16 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
     };
     const handler = new OhlcvExportHandler({ candles: new FixedSource(fixedSeries([bad])) });
     const error = await rejection(
-      handler.execute(contextFor(handler, oneStepRun('1h', {}), 'ohlcv_export:1h').context),
+      handler.execute(contextFor(oneStepRun('1h', {}), 'ohlcv_export:1h').context),
     );
+    expect(error).toBeInstanceOf(StepError);
     expect(error).toMatchObject({
       code: 'MARKET_DATA_UNAVAILABLE',
       retryable: false,
+      message: 'bundled dataset binance/BTCUSDT_1h returned inconsistent candles for BTC-USDT 1h',
       details: {
         problems: ['candle 0 (2026-09-20T10:00:00.000Z): high/low do not bracket open/close'],
+        problemCount: 1,
       },
     });
   });
@@ -502,7 +525,7 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
     };
     const source = new FixedSource(fixedSeries([candle]));
     const handler = new OhlcvExportHandler({ candles: source, incompleteBucketPolicy: 'dropped' });
-    const { context } = contextFor(handler, oneStepRun('1h', { lookback: 7 }), 'ohlcv_export:1h');
+    const { context } = contextFor(oneStepRun('1h', { lookback: 7 }), 'ohlcv_export:1h');
     await handler.execute(context);
     expect(source.requests).toEqual([
       {
@@ -519,36 +542,58 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
 describe('OhlcvExportHandler.recover', () => {
   const handler = new OhlcvExportHandler({ candles: bundled });
 
-  async function written(run: FlowRun, stepId: string) {
-    const harnessed = contextFor(handler, run, stepId);
-    const result = await handler.execute(harnessed.context);
-    const uri = result.primaryUri;
-    return { ...harnessed, uri, data: result.artifacts[0]?.data ?? Buffer.alloc(0) };
+  /** The export an earlier attempt wrote, as the harness hands it over after validating it. */
+  async function existing(run: FlowRun, stepId: string) {
+    const { context } = contextFor(run, stepId);
+    const result = await handler.execute(context);
+    const bytes = result.artifacts[0]?.data ?? Buffer.alloc(0);
+    const checked = validate.ohlcvExport(JSON.parse(bytes.toString('utf8')));
+    if (!checked.ok) throw new Error('the export is invalid');
+    return { context, uri: result.primaryUri, artifact: checked.value, bytes };
   }
 
-  it('vouches for a valid artifact of this run and step', async () => {
+  it('vouches for an export of these very inputs, without fetching', async () => {
     const run = flowRun('BTC-USDT');
-    const { context, store, uri, data } = await written(run, 'ohlcv_export:1w');
-    await store.put(uri, data, { contentType: 'application/json' });
-    const result = await handler.recover({ ...context, existingUri: uri });
-    expect(result).toMatchObject({
+    const { context, uri, artifact, bytes } = await existing(run, 'ohlcv_export:1w');
+    const source = new FixedSource(fixedSeries([]));
+    const result = await new OhlcvExportHandler({ candles: source }).recover(
+      { uri, artifact, bytes },
+      context,
+    );
+    expect(result).toEqual({
       artifacts: [],
       primaryUri: uri,
-      execution: { marketData: { provider: 'bundled', candleCount: 104 } },
+      execution: {
+        marketData: {
+          provider: 'bundled',
+          dataset: 'yahoo/BTC-USD_1d',
+          marketSymbol: 'BTC-USD',
+          candleCount: 104,
+          range: artifact.range,
+        },
+      },
     });
+    expect(source.requests).toEqual([]);
   });
 
-  it('refuses (null) a corrupt artifact or one of another step', async () => {
+  it('refuses (null: execute again) an export of other inputs: symbol, timeframe or a larger lookback', async () => {
     const run = flowRun('BTC-USDT');
-    const { context, store, uri } = await written(run, 'ohlcv_export:1w');
-    await store.put(uri, Buffer.from('{"truncated":'), { contentType: 'application/json' });
-    expect(await handler.recover({ ...context, existingUri: uri })).toBeNull();
+    const { context, uri, artifact, bytes } = await existing(run, 'ohlcv_export:1w');
+    const recoverWith = (changed: OhlcvExport) =>
+      handler.recover({ uri, artifact: changed, bytes }, context);
+    expect(await recoverWith({ ...artifact, symbol: 'ETH-USDT' })).toBeNull();
+    expect(await recoverWith({ ...artifact, timeframe: '1M' })).toBeNull();
+    // more candles than the inputs ask for now (lookback 104)
+    expect(await recoverWith({ ...artifact, candleCount: 105 })).toBeNull();
+    // the same export is vouched for
+    expect(await recoverWith(artifact)).not.toBeNull();
+  });
 
-    const other = await written(run, 'ohlcv_export:1M');
-    const otherUri = 'gs://tda-artifacts/runs/elsewhere.json';
-    await other.store.put(otherUri, other.data, { contentType: 'application/json' });
-    expect(
-      await handler.recover({ ...context, artifacts: other.store, existingUri: otherUri }),
-    ).toBeNull();
+  it('refuses when the inputs now ask for fewer candles than the export holds', async () => {
+    const run = flowRun('BTC-USDT');
+    const { uri, artifact, bytes } = await existing(run, 'ohlcv_export:1w');
+    const fewer = oneStepRun('1w', { lookback: 10 });
+    const { context } = contextFor({ ...fewer, runId: run.runId }, 'ohlcv_export:1w');
+    expect(await handler.recover({ uri, artifact, bytes }, context)).toBeNull();
   });
 });

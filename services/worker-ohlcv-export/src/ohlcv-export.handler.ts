@@ -1,19 +1,8 @@
-import {
-  SYMBOL_PATTERN,
-  validate,
-  type FlowRun,
-  type FlowStep,
-  type OhlcvCandle,
-  type OhlcvExport,
-  type OhlcvSource,
-  type Timeframe,
-} from '@tda/contracts';
+import type { OhlcvCandle, OhlcvExport, OhlcvSource, Timeframe } from '@tda/contracts';
 import { DEFAULT_LOOKBACK } from '@tda/flow-engine';
 import {
   findCandleProblems,
   formatTimestamp,
-  isTimeframe,
-  MarketDataError,
   nextBucketStart,
   type Candle,
   type CandleSeries,
@@ -21,26 +10,14 @@ import {
   type IncompleteBucketPolicy,
 } from '@tda/market-data';
 import {
+  OHLCV_EXPORT_STEP,
   StepError,
   StepInputError,
-  type StepExecutionContext,
+  type ExistingArtifact,
+  type StepContext,
   type StepHandler,
-  type StepRecoveryContext,
   type StepResult,
 } from '@tda/worker-kit';
-
-/** Validated `steps.<id>.inputs` of an OHLCV_EXPORT step. */
-export interface OhlcvInputs {
-  /** As the user wrote it (inputs.symbol, else run.scope.symbol). */
-  symbol: string;
-  /** The step's timeframe. */
-  timeframe: Timeframe;
-  /** Number of candles (bars) to export, 1..MAX_LOOKBACK. */
-  lookback: number;
-}
-
-/** One request's worth on Binance; more would need pagination and is rarely useful on a chart. */
-export const MAX_LOOKBACK = 1000;
 
 /** Version of the artifact format (ohlcv_export.schema.json schemaVersion). */
 export const OHLCV_EXPORT_SCHEMA_VERSION = 1;
@@ -54,19 +31,24 @@ export interface OhlcvExportHandlerOptions {
   incompleteBucketPolicy?: IncompleteBucketPolicy;
 }
 
-interface InputProblem {
-  field: string;
-  problem: string;
+type Context = StepContext<typeof OHLCV_EXPORT_STEP>;
+
+/** What the export is of: the inputs with their defaults filled in. */
+export interface OhlcvRequest {
+  symbol: string;
+  timeframe: Timeframe;
+  lookback: number;
 }
 
 /**
  * OHLCV_EXPORT: reads candles from the configured CandleSource and returns the `ohlcv_export`
- * artifact (contracts/ohlcv_export.schema.json), validated before it is returned. The bytes depend
- * only on the run, the step and the source data (no wall-clock time, fixed key order), so a
- * re-execution writes identical bytes under the same name.
+ * artifact. The bytes depend only on the run, the step and the source data (no wall-clock time,
+ * fixed key order), so a re-execution writes identical bytes under the same name. Inputs are
+ * validated by the harness (ohlcv_export_inputs); absent ones default to the run's symbol, the
+ * step's timeframe and the timeframe's lookback.
  */
-export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
-  readonly stepType = 'OHLCV_EXPORT' as const;
+export class OhlcvExportHandler implements StepHandler<typeof OHLCV_EXPORT_STEP> {
+  readonly descriptor = OHLCV_EXPORT_STEP;
   private readonly candles: CandleSource;
   private readonly policy: IncompleteBucketPolicy;
 
@@ -75,97 +57,13 @@ export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
     this.policy = options.incompleteBucketPolicy ?? 'marked';
   }
 
-  validateInputs(run: FlowRun, stepId: string, step: FlowStep): OhlcvInputs {
-    const problems: InputProblem[] = [];
-    const raw: unknown = step.inputs;
-    const inputs: Record<string, unknown> =
-      typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-        ? (raw as Record<string, unknown>)
-        : {};
-    if (inputs !== raw) problems.push({ field: 'inputs', problem: 'must be an object' });
-
-    // Only an absent field takes the default: an explicit null is a bad value, reported as such.
-    const symbol = inputs['symbol'] === undefined ? run.scope.symbol : inputs['symbol'];
-    if (typeof symbol !== 'string' || !SYMBOL_PATTERN.test(symbol)) {
-      problems.push({
-        field: 'symbol',
-        problem: `must be a symbol like BTC-USDT, BTC/USDT or BTCUSDT (got ${describe(symbol)})`,
-      });
-    }
-
-    const requested = inputs['timeframe'];
-    let timeframe: Timeframe | undefined;
-    if (requested !== undefined && !isTimeframe(requested)) {
-      problems.push({
-        field: 'timeframe',
-        problem: `must be one of 1h, 4h, 1d, 1w, 1M (got ${describe(requested)})`,
-      });
-    } else if (
-      requested !== undefined &&
-      step.timeframe !== undefined &&
-      requested !== step.timeframe
-    ) {
-      problems.push({
-        field: 'timeframe',
-        problem: `must equal the step's timeframe ${step.timeframe} (got ${requested})`,
-      });
-    } else {
-      timeframe = requested ?? step.timeframe;
-      if (timeframe === undefined) {
-        problems.push({
-          field: 'timeframe',
-          problem: 'missing (neither inputs nor step have one)',
-        });
-      }
-    }
-
-    const lookback =
-      inputs['lookback'] === undefined && timeframe !== undefined
-        ? DEFAULT_LOOKBACK[timeframe]
-        : inputs['lookback'];
-    if (
-      lookback !== undefined &&
-      (typeof lookback !== 'number' ||
-        !Number.isInteger(lookback) ||
-        lookback < 1 ||
-        lookback > MAX_LOOKBACK)
-    ) {
-      problems.push({
-        field: 'lookback',
-        problem: `must be an integer from 1 to ${MAX_LOOKBACK} (got ${describe(lookback)})`,
-      });
-    }
-
-    if (
-      problems.length > 0 ||
-      typeof symbol !== 'string' ||
-      timeframe === undefined ||
-      typeof lookback !== 'number'
-    ) {
-      throw new StepInputError(
-        `invalid OHLCV_EXPORT inputs for ${stepId}: ${problems.map((p) => `${p.field} ${p.problem}`).join('; ')}`,
-        { stepId, problems },
-      );
-    }
-    return { symbol, timeframe, lookback };
-  }
-
-  async execute(context: StepExecutionContext<OhlcvInputs>): Promise<StepResult> {
-    const { run, stepId, inputs, signal } = context;
-    signal.throwIfAborted();
+  async execute(context: Context): Promise<StepResult> {
+    const { run, stepId, signal } = context;
+    const request = requestOf(context);
     context.heartbeat({ stage: 'fetch_candles' });
-    const series = await this.fetch(inputs, signal);
+    const series = await this.fetch(request, signal);
     signal.throwIfAborted();
-
-    const artifact = buildArtifact(run.runId, stepId, inputs, series);
-    const checked = validate.ohlcvExport(artifact);
-    if (!checked.ok) {
-      throw new StepError(
-        'INTERNAL_ERROR',
-        'the OHLCV artifact does not satisfy ohlcv_export.schema.json',
-        { details: { stepId, issues: checked.issues.slice(0, 10) }, retryable: false },
-      );
-    }
+    const artifact = buildArtifact(run.runId, stepId, request, series);
     const uri = context.artifactUri('.json');
     return {
       artifacts: [{ uri, data: serialize(artifact), contentType: 'application/json' }],
@@ -175,73 +73,52 @@ export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
   }
 
   /**
-   * Split-brain recovery: a previous attempt wrote the artifact and died before finalizing. Vouch
-   * for it only if it is a valid ohlcv_export of this very run, step and inputs; otherwise
-   * (null) the harness executes again.
+   * Split-brain recovery: the harness checked the artifact is a valid export of this run and
+   * step; vouch for it only if it is of these very inputs (otherwise null: execute again).
    */
-  async recover(context: StepRecoveryContext<OhlcvInputs>): Promise<StepResult | null> {
-    const bytes = await context.artifacts.read(context.existingUri);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      return null;
-    }
-    const checked = validate.ohlcvExport(parsed);
-    if (!checked.ok) return null;
-    const existing = checked.value;
-    const { inputs } = context;
-    if (
-      existing.runId !== context.run.runId ||
-      existing.stepId !== context.stepId ||
-      existing.symbol !== inputs.symbol ||
-      existing.timeframe !== inputs.timeframe ||
-      existing.candleCount !== existing.candles.length ||
-      existing.candleCount > inputs.lookback
-    ) {
-      return null;
-    }
-    return {
-      artifacts: [],
-      primaryUri: context.existingUri,
-      execution: { marketData: executionSummary(existing) },
-    };
+  recover(existing: ExistingArtifact<OhlcvExport>, context: Context): Promise<StepResult | null> {
+    const request = requestOf(context);
+    const { artifact } = existing;
+    const same =
+      artifact.symbol === request.symbol &&
+      artifact.timeframe === request.timeframe &&
+      artifact.candleCount <= request.lookback;
+    return Promise.resolve(
+      same
+        ? {
+            artifacts: [],
+            primaryUri: existing.uri,
+            execution: { marketData: executionSummary(artifact) },
+          }
+        : null,
+    );
   }
 
-  private async fetch(inputs: OhlcvInputs, signal: AbortSignal): Promise<CandleSeries> {
-    const { symbol, timeframe, lookback } = inputs;
-    let series: CandleSeries;
-    try {
-      series = await this.candles.fetchCandles({
-        symbol,
-        timeframe,
-        limit: lookback,
-        incompleteBucketPolicy: this.policy,
-        signal,
-      });
-    } catch (error) {
-      if (signal.aborted || !(error instanceof MarketDataError)) throw error;
-      if (error.code === 'INVALID_STEP_INPUTS') {
-        throw new StepInputError(error.message, { ...error.details });
-      }
-      throw new StepError(error.code, error.message, {
-        details: { ...error.details },
-        retryable: error.retryable,
-        cause: error,
-      });
-    }
+  private async fetch(request: OhlcvRequest, signal: AbortSignal): Promise<CandleSeries> {
+    const { symbol, timeframe, lookback } = request;
+    const series = await this.candles.fetchCandles({
+      symbol,
+      timeframe,
+      limit: lookback,
+      incompleteBucketPolicy: this.policy,
+      signal,
+    });
+    const source = describeSource(series.source);
     if (series.candles.length === 0) {
       throw new StepError(
         'MARKET_DATA_UNAVAILABLE',
-        `no ${timeframe} candles for ${symbol} from ${describeSource(series.source)}`,
-        { details: { symbol, timeframe, source: series.source }, retryable: false },
+        `no ${timeframe} candles for ${symbol} from ${source}`,
+        {
+          details: { symbol, timeframe, source: series.source },
+          retryable: false,
+        },
       );
     }
     const problems = findCandleProblems(series.candles);
     if (problems.length > 0) {
       throw new StepError(
         'MARKET_DATA_UNAVAILABLE',
-        `${describeSource(series.source)} returned inconsistent candles for ${symbol} ${timeframe}`,
+        `${source} returned inconsistent candles for ${symbol} ${timeframe}`,
         {
           details: {
             symbol,
@@ -257,15 +134,40 @@ export class OhlcvExportHandler implements StepHandler<OhlcvInputs> {
   }
 }
 
+/** The inputs with defaults, and the one rule the schema cannot state (inputs vs step timeframe). */
+export function requestOf(context: Pick<Context, 'inputs' | 'run' | 'step'>): OhlcvRequest {
+  const { inputs, step } = context;
+  if (
+    inputs.timeframe !== undefined &&
+    step.timeframe !== undefined &&
+    inputs.timeframe !== step.timeframe
+  ) {
+    throw new StepInputError(
+      `inputs.timeframe must equal the step's timeframe ${step.timeframe} (got ${inputs.timeframe})`,
+      { field: 'timeframe' },
+    );
+  }
+  const timeframe = inputs.timeframe ?? step.timeframe;
+  if (timeframe === undefined) {
+    throw new StepInputError('inputs.timeframe is missing (neither inputs nor step have one)', {
+      field: 'timeframe',
+    });
+  }
+  return {
+    symbol: inputs.symbol ?? context.run.scope.symbol,
+    timeframe,
+    lookback: inputs.lookback ?? DEFAULT_LOOKBACK[timeframe],
+  };
+}
+
 /** The artifact with a fixed key order (schema order), so the bytes are reproducible. */
 function buildArtifact(
   runId: string,
   stepId: string,
-  inputs: OhlcvInputs,
+  request: OhlcvRequest,
   series: CandleSeries,
 ): OhlcvExport {
-  const candles = series.candles.map(toOhlcvCandle);
-  const [first] = candles;
+  const [first, ...rest] = series.candles.map(toOhlcvCandle);
   const last = series.candles[series.candles.length - 1];
   if (first === undefined || last === undefined) {
     throw new StepError('INTERNAL_ERROR', 'no candles to export', {
@@ -277,15 +179,15 @@ function buildArtifact(
     schemaVersion: OHLCV_EXPORT_SCHEMA_VERSION,
     runId,
     stepId,
-    symbol: inputs.symbol,
-    timeframe: inputs.timeframe,
+    symbol: request.symbol,
+    timeframe: request.timeframe,
     source: orderedSource(series.source),
     range: {
       from: first.openTime,
-      to: formatTimestamp(nextBucketStart(last.openTime, inputs.timeframe)),
+      to: formatTimestamp(nextBucketStart(last.openTime, request.timeframe)),
     },
-    candles: [first, ...candles.slice(1)],
-    candleCount: candles.length,
+    candles: [first, ...rest],
+    candleCount: rest.length + 1,
     incompleteBucketPolicy: series.incompleteBucketPolicy,
   };
 }
@@ -349,13 +251,4 @@ function describeSource(source: OhlcvSource): string {
   return source.provider === 'bundled'
     ? `bundled dataset ${String(source.dataset)}`
     : `exchange ${String(source.exchange)}`;
-}
-
-/** A bad value for an error message: short primitives as they are, anything else by type. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return value.length <= 40 ? `'${value}'` : 'a long string';
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }

@@ -11,7 +11,15 @@ import {
 import { applyPatch, createRun, stepPatch, type RunPatch } from '@tda/flow-engine';
 import { seededRandom } from '@tda/flow-engine/testing';
 import { InMemoryFlowRunStore } from '@tda/flow-store';
-import { DEFAULT_PROMPTS, DEFAULT_SCHEMAS, InMemoryPromptRegistry, type LlmClient } from '@tda/llm';
+import {
+  DEFAULT_PROMPTS,
+  DEFAULT_SCHEMAS,
+  InMemoryPromptRegistry,
+  LlmStepRuntime,
+  type LlmClient,
+  type LlmStepRuntimeOptions,
+  type PromptRegistry,
+} from '@tda/llm';
 import {
   chartsManifestFor,
   syntheticOhlcvExport,
@@ -19,19 +27,26 @@ import {
   validReportOutput,
 } from '@tda/llm/testing';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
-import { StepHarness, type HarnessOutcome, type StepHarnessPolicy } from '@tda/worker-kit';
-import { CountingFlowRunStore, RecordingPublisher } from '@tda/worker-kit/testing';
 import {
-  LlmReportHandler,
-  serializeReport,
-  type LlmReportHandlerOptions,
-} from '../llm-report.handler';
+  StepHarness,
+  type AnyStepHandler,
+  type HarnessOutcome,
+  type StepHarnessPolicy,
+} from '@tda/worker-kit';
+import {
+  CountingArtifactStore,
+  CountingFlowRunStore,
+  RecordingPublisher,
+} from '@tda/worker-kit/testing';
+import { serializeReport } from '../llm-report-file';
+import { LlmReportHandler } from '../llm-report.handler';
 
 /**
  * Shared test fixtures of the LLM_REPORT worker: a flow-1 run (scheduled_month_week_report_v1)
  * whose OHLCV, charts and 1M report steps SUCCEEDED with real artifacts and whose 1w report step
  * is READY, and a runner that delivers that step to the real StepHarness with the real
- * LlmReportHandler (in-memory store, artifacts and publisher).
+ * LlmReportHandler over a real LlmStepRuntime (in-memory store, artifacts, registry and
+ * publisher), counting handler executions, registry reads and artifact reads.
  */
 export const FIXTURE_NOW = new Date('2026-11-21T08:00:00Z');
 export const REPORT_1M = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
@@ -137,6 +152,72 @@ export async function flowFixture(now: Date = FIXTURE_NOW): Promise<LlmReportFix
   };
 }
 
+/** Errors the next reads of a registry throw, in order (registry unavailable). */
+export interface RegistryFaults {
+  getPrompt?: Error[];
+  getSchema?: Error[];
+}
+
+/**
+ * A PromptRegistry decorator counting reads (a retry after the model was asked must not read the
+ * registry again), optionally failing the next reads.
+ */
+export class CountingPromptRegistry implements PromptRegistry {
+  getPromptCalls = 0;
+  getSchemaCalls = 0;
+  private readonly faults: Required<RegistryFaults>;
+
+  constructor(
+    readonly inner: PromptRegistry,
+    faults: RegistryFaults = {},
+  ) {
+    this.faults = {
+      getPrompt: [...(faults.getPrompt ?? [])],
+      getSchema: [...(faults.getSchema ?? [])],
+    };
+  }
+
+  async getPrompt(promptId: string): ReturnType<PromptRegistry['getPrompt']> {
+    this.getPromptCalls += 1;
+    const fault = this.faults.getPrompt.shift();
+    if (fault !== undefined) throw fault;
+    return this.inner.getPrompt(promptId);
+  }
+
+  async getSchema(schemaId: string): ReturnType<PromptRegistry['getSchema']> {
+    this.getSchemaCalls += 1;
+    const fault = this.faults.getSchema.shift();
+    if (fault !== undefined) throw fault;
+    return this.inner.getSchema(schemaId);
+  }
+}
+
+/** Calls of a handler as the harness made them (a decorator, like the chaos suite's). */
+export interface HandlerCalls {
+  executions: number;
+  recoveries: number;
+}
+
+/** `handler` with its execute/recover calls counted into `calls`. */
+export function countingHandler(handler: AnyStepHandler, calls: HandlerCalls): AnyStepHandler {
+  const { recover } = handler;
+  return {
+    descriptor: handler.descriptor,
+    execute: (context: never) => {
+      calls.executions += 1;
+      return handler.execute(context);
+    },
+    ...(recover === undefined
+      ? {}
+      : {
+          recover: (existing: never, context: never) => {
+            calls.recoveries += 1;
+            return recover.call(handler, existing, context);
+          },
+        }),
+  };
+}
+
 export interface RunLlmReportStepOptions {
   client: LlmClient;
   prompts?: readonly LlmPrompt[];
@@ -149,8 +230,10 @@ export interface RunLlmReportStepOptions {
   now?: Date;
   /** Merged over {heartbeatMs: 30 s, timeoutMs: 780 s}. */
   policy?: Partial<StepHarnessPolicy>;
-  /** Handler options besides the registry, the client and the logger (default: instant sleep). */
-  handler?: Omit<LlmReportHandlerOptions, 'registry' | 'client' | 'logger'>;
+  /** Errors the registry throws on its next reads. */
+  registryFaults?: RegistryFaults;
+  /** LLM step runtime options besides the registry, the client and the logger (default: instant sleep). */
+  runtime?: Omit<LlmStepRuntimeOptions, 'registry' | 'client' | 'logger'>;
 }
 
 export interface LlmReportStepRun {
@@ -165,6 +248,12 @@ export interface LlmReportStepRun {
   /** The report artifact, or null when none was written. */
   bytes: Buffer | null;
   reportUri: string;
+  /** handler.execute / handler.recover calls the harness made in this delivery. */
+  calls: HandlerCalls;
+  /** Prompt registry reads of the delivery. */
+  registry: CountingPromptRegistry;
+  /** The artifact store the harness used (reads counted from the delivery on). */
+  artifacts: CountingArtifactStore;
 }
 
 /** Delivers one step-ready message for the 1w report to a fresh harness and returns the result. */
@@ -175,24 +264,29 @@ export async function runLlmReportStep(
   const run =
     options.patch === undefined ? fixture.run : applyPatch(fixture.run, options.patch(fixture.run));
   await options.before?.(fixture);
-  const artifacts = fixture.artifacts;
+  const artifacts = new CountingArtifactStore(fixture.artifacts);
   const clock = options.clock ?? ((): Date => FIXTURE_NOW);
   const store = new CountingFlowRunStore(new InMemoryFlowRunStore({ clock }));
   await store.create(run);
   const log = createMemoryLogger();
-  const handler = new LlmReportHandler({
-    sleep: async () => undefined,
-    ...options.handler,
-    registry: new InMemoryPromptRegistry({
+  const registry = new CountingPromptRegistry(
+    new InMemoryPromptRegistry({
       prompts: options.prompts ?? DEFAULT_PROMPTS,
       schemas: DEFAULT_SCHEMAS,
     }),
+    options.registryFaults,
+  );
+  const runtime = new LlmStepRuntime({
+    sleep: async () => undefined,
+    ...options.runtime,
+    registry,
     client: options.client,
     logger: log.logger,
   });
+  const calls: HandlerCalls = { executions: 0, recoveries: 0 };
   const publisher = new RecordingPublisher();
   const harness = new StepHarness({
-    handler,
+    handler: countingHandler(new LlmReportHandler(runtime), calls),
     store,
     artifacts,
     publisher,
@@ -216,8 +310,9 @@ export async function runLlmReportStep(
   if (stored === undefined || stored === null || step === undefined) {
     throw new Error('report step vanished');
   }
-  const exists = await artifacts.exists(fixture.reportUri);
-  const bytes = exists ? await artifacts.read(fixture.reportUri) : null;
+  // Read past the counters: they say what the delivery did.
+  const exists = await artifacts.inner.exists(fixture.reportUri);
+  const bytes = exists ? await artifacts.inner.read(fixture.reportUri) : null;
   return {
     outcome,
     step,
@@ -227,6 +322,9 @@ export async function runLlmReportStep(
     log,
     bytes,
     reportUri: fixture.reportUri,
+    calls,
+    registry,
+    artifacts,
   };
 }
 

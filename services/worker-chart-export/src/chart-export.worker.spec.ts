@@ -5,12 +5,14 @@ import { InMemoryFlowRunStore } from '@tda/flow-store';
 import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
-import { createStepWorker } from '@tda/worker-kit';
+import { ConfigError } from '@tda/config';
+import { bootstrapWorker, createStepWorker } from '@tda/worker-kit';
 import { memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChartExportHandler } from './chart-export.factory';
+import { ChartExportHandler } from './chart-export.handler';
+import { chartExportWorker } from './chart-export.worker';
 import { CHARTS_STEP_ID, FIXTURE_NOW, ohlcvExport, runWithChartsReady } from './testing';
-import { bootstrapChartExportWorker } from './worker-chart-export.bootstrap';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -71,17 +73,18 @@ describe('createStepWorker with this handler on in-memory adapters', () => {
   });
 });
 
-describe('bootstrapChartExportWorker', () => {
+describe('bootstrapWorker(chartExportWorker)', () => {
   it('boots from an env in memory mode with the configured image limit', async () => {
     const memory = await memoryWorkerEnv({ TDA_MAX_CHART_IMAGE_BYTES: '200000' });
     cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
-    const handle = await bootstrapChartExportWorker({
+    const handle = await bootstrapWorker(chartExportWorker, {
       env: memory.env,
       logger: log.logger,
     });
     cleanups.push(() => handle.close());
-    // worker-kit's bootstrapWorkerService tests /healthz, /metrics and close(); here: the service part.
+    // worker-kit's bootstrapWorker tests /healthz, /metrics and close(); here: the service part.
+    expect(handle.handler).toBeInstanceOf(ChartExportHandler);
     expect(handle.handler.renderer.maxImageBytes).toBe(200_000);
     expect(log.withEvent('service_started')[0]).toMatchObject({
       stepType: 'CHART_EXPORT',
@@ -90,9 +93,56 @@ describe('bootstrapChartExportWorker', () => {
     });
   });
 
-  it('refuses to boot on a bad environment', async () => {
-    await expect(
-      bootstrapChartExportWorker({ env: { TDA_MAX_CHART_IMAGE_BYTES: 'lots' } }),
-    ).rejects.toThrow(/TDA_MAX_CHART_IMAGE_BYTES/);
+  it('the booted worker turns a step-ready message on its own backends into a SUCCEEDED charts step', async () => {
+    const memory = await memoryWorkerEnv();
+    cleanups.push(() => memory.cleanup());
+    const handle = await bootstrapWorker(chartExportWorker, {
+      env: memory.env,
+      logger: createMemoryLogger().logger,
+    });
+    cleanups.push(() => handle.close());
+    const { store, broker, artifacts } = handle.backends;
+    const { run, ohlcvUri } = runWithChartsReady();
+    await store.create(run);
+    await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcvExport(run))), {
+      contentType: 'application/json',
+    });
+    await new BrokerPublisher({
+      publisher: broker,
+      prefix: handle.config.TDA_PUBSUB_PREFIX,
+    }).publishStepReady({
+      runId: run.runId,
+      stepId: CHARTS_STEP_ID,
+      stepType: 'CHART_EXPORT',
+      attempt: 0,
+      dispatchedAt: FIXTURE_NOW.toISOString(),
+    });
+    await expectEventually(
+      async () => {
+        const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
+        expect(step?.status).toBe('SUCCEEDED');
+      },
+      { timeoutMs: 20_000 },
+    );
+    const manifestUri = `gs://tda-artifacts/runs/${run.runId}/1w/${CHARTS_STEP_ID}.json`;
+    const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
+    expect(step?.outputs).toMatchObject({
+      gcs_uri: manifestUri,
+      outputsManifestGcsUri: manifestUri,
+    });
+    const manifest = validate.chartsManifest(
+      JSON.parse((await artifacts.read(manifestUri)).toString('utf8')),
+    );
+    if (!manifest.ok) throw new Error('manifest invalid');
+    expect(await artifacts.exists(manifest.value.items[0]?.gcs_uri ?? 'missing')).toBe(true);
+  });
+
+  it('refuses to boot on a bad environment, naming the service and the variable', async () => {
+    const boot = bootstrapWorker(chartExportWorker, {
+      env: { TDA_MAX_CHART_IMAGE_BYTES: 'lots' },
+    });
+    await expect(boot).rejects.toThrow(/TDA_MAX_CHART_IMAGE_BYTES/);
+    await expect(boot).rejects.toBeInstanceOf(ConfigError);
+    await expect(boot).rejects.toMatchObject({ service: 'worker-chart-export' });
   });
 });

@@ -1,13 +1,22 @@
 import 'reflect-metadata';
+import { createBackends } from '@tda/backends';
+import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
 import { OfflineAnalystClient } from '@tda/llm';
+import { BrokerPublisher } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
-import { StepHarnessRegistry } from '@tda/worker-kit';
+import { expectEventually } from '@tda/test-support';
+import { bootstrapWorker, StepHarnessRegistry } from '@tda/worker-kit';
 import { memoryWorkerEnv } from '@tda/worker-kit/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadLlmReportConfig } from './config';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LlmReportConfig } from './config';
 import { createLlmClient, createPromptRegistry, seedDefaultRegistry } from './llm-report.factory';
 import { LlmReportHandler } from './llm-report.handler';
-import { bootstrapLlmReportWorker } from './worker-llm-report.bootstrap';
+import { llmReportWorker } from './llm-report.worker';
+import { flowFixture, parseReport, REPORT_1W, snapshot } from './testing/llm-report.fixtures';
+
+function loadLlmReportConfig(env: EnvSource): LlmReportConfig {
+  return loadConfig(llmReportWorker.descriptor.service, llmReportWorker.configSchema, env);
+}
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -35,15 +44,16 @@ describe('llm-report factory', () => {
   });
 });
 
-describe('bootstrapLlmReportWorker', () => {
+describe('bootstrapWorker(llmReportWorker)', () => {
   it('boots in memory mode with the offline analyst and the step timeout', async () => {
     const memory = await memoryWorkerEnv({ TDA_LLM_STEP_TIMEOUT_SECONDS: '300' });
     cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
-    const handle = await bootstrapLlmReportWorker({ env: memory.env, logger: log.logger });
+    const handle = await bootstrapWorker(llmReportWorker, { env: memory.env, logger: log.logger });
     cleanups.push(() => handle.close());
     expect(handle.handler).toBeInstanceOf(LlmReportHandler);
-    expect(handle.handler.client.provider).toBe('offline');
+    expect(handle.handler.runtime.client).toBeInstanceOf(OfflineAnalystClient);
+    expect(handle.handler.runtime.provider).toBe('offline');
     expect(log.withEvent('service_started')[0]).toMatchObject({
       stepType: 'LLM_REPORT',
       llmProvider: 'offline',
@@ -62,7 +72,7 @@ describe('bootstrapLlmReportWorker', () => {
     });
     cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
-    const handle = await bootstrapLlmReportWorker({ env: memory.env, logger: log.logger });
+    const handle = await bootstrapWorker(llmReportWorker, { env: memory.env, logger: log.logger });
     cleanups.push(() => handle.close());
     const harness = handle.worker.app
       .get(StepHarnessRegistry, { strict: false })
@@ -86,9 +96,17 @@ describe('bootstrapLlmReportWorker', () => {
     const memory = await memoryWorkerEnv({ TDA_STEP_HEARTBEAT_SECONDS: '90' });
     cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
-    await expect(bootstrapLlmReportWorker({ env: memory.env, logger: log.logger })).rejects.toThrow(
+    const backends = vi.fn(createBackends);
+    await expect(
+      bootstrapWorker(llmReportWorker, {
+        env: memory.env,
+        logger: log.logger,
+        createBackends: backends,
+      }),
+    ).rejects.toThrow(
       /TDA_STEP_HEARTBEAT_SECONDS \/ TDA_STEP_LEASE_SECONDS: the heartbeat \(90 s\) must be shorter than the lease \(60 s\) of LLM_REPORT/,
     );
+    expect(backends).not.toHaveBeenCalled();
     expect(log.withEvent('service_started')).toEqual([]);
   });
 
@@ -96,16 +114,68 @@ describe('bootstrapLlmReportWorker', () => {
     const memory = await memoryWorkerEnv({ GEMINI_API_KEY: 'secret-key-abc123' });
     cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
-    const handle = await bootstrapLlmReportWorker({ env: memory.env, logger: log.logger });
+    const handle = await bootstrapWorker(llmReportWorker, { env: memory.env, logger: log.logger });
     cleanups.push(() => handle.close());
-    expect(handle.handler.client.provider).toBe('gemini');
+    expect(handle.handler.runtime.provider).toBe('gemini');
     expect(log.withEvent('service_started')[0]).toMatchObject({ llmProvider: 'gemini' });
     expect(JSON.stringify(log.records)).not.toContain('secret-key-abc123');
   });
 
-  it('refuses to boot on a bad environment', async () => {
-    await expect(
-      bootstrapLlmReportWorker({ env: { TDA_LLM_STEP_TIMEOUT_SECONDS: 'never' } }),
-    ).rejects.toThrow(/TDA_LLM_STEP_TIMEOUT_SECONDS/);
+  it('refuses to boot on a bad environment, naming the service and the variable', async () => {
+    const boot = bootstrapWorker(llmReportWorker, {
+      env: { TDA_LLM_STEP_TIMEOUT_SECONDS: 'never' },
+    });
+    await expect(boot).rejects.toThrow(/TDA_LLM_STEP_TIMEOUT_SECONDS/);
+    await expect(boot).rejects.toBeInstanceOf(ConfigError);
+    await expect(boot).rejects.toMatchObject({ service: 'worker-llm-report' });
+  });
+
+  it('executes a step-ready message on its own backends, with the runtime overrides applied', async () => {
+    const memory = await memoryWorkerEnv();
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    const handle = await bootstrapWorker(llmReportWorker, {
+      env: memory.env,
+      logger: log.logger,
+      overrides: { runtime: { requestDeadlineMs: 1_234, finalizeBudgetMs: 5_000 } },
+    });
+    cleanups.push(() => handle.close());
+    const generate = vi.spyOn(handle.handler.runtime.client, 'generate');
+    const fixture = await flowFixture(new Date());
+    const { store, broker, artifacts } = handle.backends;
+    for (const [uri, data] of await snapshot(fixture.artifacts)) {
+      await artifacts.put(uri, data, { contentType: 'application/octet-stream' });
+    }
+    await store.create(fixture.run);
+    await new BrokerPublisher({
+      publisher: broker,
+      prefix: handle.config.TDA_PUBSUB_PREFIX,
+    }).publishStepReady({
+      runId: fixture.run.runId,
+      stepId: REPORT_1W,
+      stepType: 'LLM_REPORT',
+      attempt: 0,
+      dispatchedAt: new Date().toISOString(),
+    });
+    await expectEventually(
+      async () => {
+        const step = (await store.get(fixture.run.runId))?.run.steps[REPORT_1W];
+        expect(step?.status).toBe('SUCCEEDED');
+      },
+      { timeoutMs: 10_000 },
+    );
+    const report = parseReport(await artifacts.read(fixture.reportUri));
+    expect(report.metadata).toMatchObject({ provider: 'offline', stepId: REPORT_1W });
+    // overrides.runtime reached the runtime: the request deadline is the overridden 1.234 s
+    expect(generate).toHaveBeenCalledTimes(1);
+    expect(generate.mock.calls[0]?.[0]).toMatchObject({ attempt: 1, deadlineMs: 1_234 });
+    const step = (await store.get(fixture.run.runId))?.run.steps[REPORT_1W];
+    expect(step?.outputs.execution?.['llm']).toMatchObject({
+      provider: 'offline',
+      requests: 1,
+      answered: 1,
+      attempts: { total: 1 },
+      repair: { attempted: false },
+    });
   });
 });

@@ -1,0 +1,217 @@
+import 'reflect-metadata';
+import { InMemoryArtifactStore } from '@tda/artifacts';
+import { ConfigError } from '@tda/config';
+import { validate, type FlowRun } from '@tda/contracts';
+import { advance, applyPatch, createRun } from '@tda/flow-engine';
+import { makeRun, seededRandom } from '@tda/flow-engine/testing';
+import { InMemoryFlowRunStore, type FlowRunStore } from '@tda/flow-store';
+import { BrokerPublisher, buildTopology, InMemoryBroker, type MessageBroker } from '@tda/messaging';
+import { BundledCandleSource, type CcxtExchangeLike } from '@tda/market-data';
+import { createMemoryLogger } from '@tda/observability';
+import { expectEventually } from '@tda/test-support';
+import { bootstrapWorker, createStepWorker, StepHarnessRegistry } from '@tda/worker-kit';
+import { memoryWorkerEnv } from '@tda/worker-kit/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OhlcvExportHandler } from './ohlcv-export.handler';
+import { ohlcvExportWorker } from './ohlcv-export.worker';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const NOW = new Date('2026-11-21T08:00:00Z');
+
+/** A flow-1 run for `symbol`, advanced so that both OHLCV steps are READY. */
+function readyRun(symbol: string): FlowRun {
+  const run = createRun({
+    flowKey: 'scheduled_month_week_report_v1',
+    scope: { symbol },
+    ownerId: 'user-1',
+    trigger: { type: 'SCHEDULER', source: 'test' },
+    now: NOW,
+    random: seededRandom(3),
+  });
+  const { patch, newlyReady } = advance(run, NOW);
+  expect(newlyReady).toEqual(['ohlcv_export:1M', 'ohlcv_export:1w']);
+  return applyPatch(run, patch);
+}
+
+function dispatcher(broker: MessageBroker, prefix?: string) {
+  const publisher = new BrokerPublisher({
+    publisher: broker,
+    ...(prefix === undefined ? {} : { prefix }),
+  });
+  return (run: FlowRun, stepId: string) =>
+    publisher.publishStepReady({
+      runId: run.runId,
+      stepId,
+      stepType: 'OHLCV_EXPORT',
+      attempt: 0,
+      dispatchedAt: NOW.toISOString(),
+    });
+}
+
+async function settled(store: FlowRunStore, runId: string, stepId: string) {
+  await expectEventually(
+    async () => {
+      const status = (await store.get(runId))?.run.steps[stepId]?.status;
+      expect(['SUCCEEDED', 'FAILED']).toContain(status);
+    },
+    { timeoutMs: 10_000 },
+  );
+  const step = (await store.get(runId))?.run.steps[stepId];
+  if (step === undefined) throw new Error(`step ${stepId} vanished`);
+  return step;
+}
+
+async function startWorker() {
+  const broker = new InMemoryBroker({ timeScale: 0.01 });
+  broker.applyTopology(buildTopology());
+  cleanups.push(() => broker.close());
+  const store = new InMemoryFlowRunStore();
+  const artifacts = new InMemoryArtifactStore();
+  const log = createMemoryLogger();
+  const { app } = await createStepWorker({
+    handler: new OhlcvExportHandler({ candles: new BundledCandleSource() }),
+    store,
+    broker,
+    artifacts,
+    logger: log.logger,
+    owner: 'ohlcv-test',
+    drainTimeoutMs: 2_000,
+  });
+  await app.listen();
+  cleanups.push(() => app.close());
+  return { store, artifacts, dispatch: dispatcher(broker) };
+}
+
+describe('createStepWorker with this handler on in-memory adapters', () => {
+  it('executes a step-ready message into a SUCCEEDED step with a valid artifact', async () => {
+    const { store, artifacts, dispatch } = await startWorker();
+    const run = readyRun('BTC/USDT');
+    await store.create(run);
+    await dispatch(run, 'ohlcv_export:1w');
+
+    const uri = `gs://tda-artifacts/runs/${run.runId}/1w/ohlcv_export:1w.json`;
+    const step = await settled(store, run.runId, 'ohlcv_export:1w');
+    expect(step.status).toBe('SUCCEEDED');
+    expect(step.outputs).toMatchObject({
+      gcs_uri: uri,
+      execution: {
+        marketData: { provider: 'bundled', dataset: 'yahoo/BTC-USD_1d', candleCount: 104 },
+      },
+    });
+    const artifact = validate.ohlcvExport(JSON.parse((await artifacts.read(uri)).toString('utf8')));
+    expect(artifact.ok).toBe(true);
+    // the other step was not dispatched and stays READY
+    expect((await store.get(run.runId))?.run.steps['ohlcv_export:1M']?.status).toBe('READY');
+  });
+
+  it('fails the step with the source’s INVALID_STEP_INPUTS naming the available symbols', async () => {
+    const { store, artifacts, dispatch } = await startWorker();
+    const run = readyRun('DOGE-USDT');
+    await store.create(run);
+    await dispatch(run, 'ohlcv_export:1M');
+    const step = await settled(store, run.runId, 'ohlcv_export:1M');
+    expect(step.status).toBe('FAILED');
+    expect(step.error).toMatchObject({
+      code: 'INVALID_STEP_INPUTS',
+      retryable: false,
+      message: "unknown symbol 'DOGE-USDT'; available: BTC-USD, BTC-USDT, ETH-USDT",
+      details: { availableSymbols: ['BTC-USD', 'BTC-USDT', 'ETH-USDT'] },
+    });
+    expect(artifacts.list()).toEqual([]);
+  });
+});
+
+describe('bootstrapWorker(ohlcvExportWorker)', () => {
+  it('boots from an env in memory mode with the configured candle source', async () => {
+    const memory = await memoryWorkerEnv({ TDA_OHLCV_INCOMPLETE_BUCKETS: 'dropped' });
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    const handle = await bootstrapWorker(ohlcvExportWorker, {
+      env: memory.env,
+      logger: log.logger,
+    });
+    cleanups.push(() => handle.close());
+    // worker-kit's bootstrapWorker tests /healthz, /metrics and close(); here: the service part.
+    expect(handle.handler).toBeInstanceOf(OhlcvExportHandler);
+    expect(handle.config).toMatchObject({
+      TDA_MARKET_DATA: 'bundled',
+      TDA_OHLCV_INCOMPLETE_BUCKETS: 'dropped',
+    });
+    expect(log.withEvent('service_started')[0]).toMatchObject({
+      stepType: 'OHLCV_EXPORT',
+      marketData: 'bundled',
+      incompleteBucketPolicy: 'dropped',
+    });
+    expect(
+      handle.worker.app.get(StepHarnessRegistry, { strict: false }).harnessFor('OHLCV_EXPORT'),
+    ).toBeDefined();
+  });
+
+  it('TDA_MARKET_DATA=ccxt with the overrides: a step runs on the given exchange and clock', async () => {
+    const HOUR = 3_600_000;
+    const T = Date.parse('2026-09-20T08:00:00Z');
+    const exchange: CcxtExchangeLike = {
+      id: 'binance',
+      timeframes: { '1h': '1h', '4h': '4h', '1d': '1d', '1w': '1w', '1M': '1M' },
+      loadMarkets: async () => ({
+        'BTC/USDT': { id: 'BTCUSDT', symbol: 'BTC/USDT', base: 'BTC', quote: 'USDT', spot: true },
+      }),
+      fetchOHLCV: async () => [
+        [T, 80311.6, 80581.82, 80165.49, 80542.27, 288.31],
+        [T + HOUR, 80264.85, 80581.82, 80256.82, 80470.01, 215.53752],
+        [T + 2 * HOUR, 80470.01, 80515.83, 80319.58, 80319.58, 199.82514],
+      ],
+    };
+    const memory = await memoryWorkerEnv({ TDA_MARKET_DATA: 'ccxt' });
+    cleanups.push(() => memory.cleanup());
+    const log = createMemoryLogger();
+    const handle = await bootstrapWorker(ohlcvExportWorker, {
+      env: memory.env,
+      logger: log.logger,
+      // 10:30: the 10:00 candle is still forming ('marked' by default)
+      overrides: { exchange, now: () => T + 2 * HOUR + 30 * 60_000 },
+    });
+    cleanups.push(() => handle.close());
+    expect(log.withEvent('service_started')[0]).toMatchObject({
+      stepType: 'OHLCV_EXPORT',
+      marketData: 'ccxt:binance',
+      incompleteBucketPolicy: 'marked',
+    });
+
+    const run = makeRun(
+      { 'ohlcv_export:1h': { timeframe: '1h', status: 'READY', inputs: { lookback: 5 } } },
+      { status: 'RUNNING', runId: '20260920-103000_BTC-USDT_ccxt01' },
+    );
+    const { store, broker, artifacts } = handle.backends;
+    await store.create(run);
+    await dispatcher(broker, handle.config.TDA_PUBSUB_PREFIX)(run, 'ohlcv_export:1h');
+    const step = await settled(store, run.runId, 'ohlcv_export:1h');
+    expect(step.error).toBeUndefined();
+    expect(step.status).toBe('SUCCEEDED');
+    const uri = `gs://tda-artifacts/runs/${run.runId}/1h/ohlcv_export:1h.json`;
+    expect(step.outputs.gcs_uri).toBe(uri);
+    const artifact = validate.ohlcvExport(JSON.parse((await artifacts.read(uri)).toString('utf8')));
+    if (!artifact.ok) throw new Error('invalid export');
+    expect(artifact.value).toMatchObject({
+      source: { provider: 'ccxt', exchange: 'binance', marketSymbol: 'BTC/USDT' },
+      incompleteBucketPolicy: 'marked',
+      candleCount: 3,
+      range: { from: '2026-09-20T08:00:00Z', to: '2026-09-20T11:00:00Z' },
+    });
+    expect(artifact.value.candles.at(-1)).toMatchObject({
+      openTime: '2026-09-20T10:00:00Z',
+      complete: false,
+    });
+  });
+
+  it('refuses to boot on a bad environment, naming the service and the variable', async () => {
+    const boot = bootstrapWorker(ohlcvExportWorker, { env: { TDA_MARKET_DATA: 'yahoo' } });
+    await expect(boot).rejects.toThrow(/TDA_MARKET_DATA/);
+    await expect(boot).rejects.toBeInstanceOf(ConfigError);
+    await expect(boot).rejects.toMatchObject({ service: 'worker-ohlcv-export' });
+  });
+});
