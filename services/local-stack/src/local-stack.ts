@@ -4,31 +4,21 @@ import { join, resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { backendConfigSchema, createBackends, type Backends } from '@tda/backends';
 import { loadConfig, type EnvSource } from '@tda/config';
-import type { StepType } from '@tda/contracts';
 import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
-import { createChartExportHandler, loadChartExportConfig } from '@tda/service-worker-chart-export';
-import { createOhlcvExportHandler, loadOhlcvExportConfig } from '@tda/service-worker-ohlcv-export';
 import {
-  createLlmReportHandler,
-  createLlmReportRuntime,
-  loadLlmReportConfig,
-  llmReportHarnessPolicy,
-} from '@tda/service-worker-llm-report';
-import {
-  createStepWorker,
-  stepWorkerSettings,
-  workerStepPolicy,
-  type StepHandler,
+  composeWorker,
+  type AnyStepHandler,
+  type ComposedWorker,
   type StepHarnessPolicy,
-  type WorkerServiceConfig,
-  type WorkerMicroservice,
+  type WorkerStepType,
 } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
+import { LOCAL_WORKERS } from './local-workers';
 
 export interface LocalStack {
   url: string;
@@ -53,8 +43,7 @@ export interface StartLocalStackOptions {
 }
 
 /** The services the local stack composes (also the name each hook is called with). */
-export type LocalService =
-  'orchestrator' | 'worker-ohlcv-export' | 'worker-chart-export' | 'worker-llm-report';
+export type LocalService = 'orchestrator' | `worker-${string}`;
 
 /**
  * Fault injection and tuning for tests: decorate the store, broker and handler each service
@@ -65,9 +54,9 @@ export type LocalService =
 export interface LocalStackHooks {
   store?(store: FlowRunStore, service: LocalService): FlowRunStore;
   broker?(broker: MessageBroker, service: LocalService): MessageBroker;
-  handler?(handler: StepHandler, service: LocalService): StepHandler;
+  handler?(handler: AnyStepHandler, service: LocalService): AnyStepHandler;
   workerPolicy?: Partial<StepHarnessPolicy>;
-  omitWorkers?: readonly StepType[];
+  omitWorkers?: readonly WorkerStepType[];
 }
 
 /**
@@ -139,73 +128,23 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     });
     cleanups.push(() => orchestrator.close());
 
-    // Each worker is built from its own config schema, exactly as its main.ts would.
-    const omitted = new Set<StepType>(hooks.omitWorkers ?? []);
-    const workers: WorkerMicroservice[] = [];
-    const startWorker = async (
-      service: LocalService,
-      handler: StepHandler,
-      config: WorkerServiceConfig,
-      policy: Partial<StepHarnessPolicy> = {},
-    ): Promise<void> => {
-      const settings = stepWorkerSettings(config);
-      // The TDA_STEP_* overrides apply here as in the worker's own bootstrap, and a test's
-      // policy on top of them is checked the same way.
-      const stepPolicy = workerStepPolicy(service, config, handler.stepType, {
-        ...policy,
-        ...hooks.workerPolicy,
-      });
-      workers.push(
-        await createStepWorker({
-          ...adapters(service),
-          handler: hooks.handler?.(handler, service) ?? handler,
-          logger: options.loggerFor(service),
-          ...settings,
-          policy: { ...settings.policy, ...stepPolicy },
-        }),
-      );
-    };
-    if (!omitted.has('OHLCV_EXPORT')) {
-      const ohlcvConfig = loadOhlcvExportConfig(serviceEnv);
-      await startWorker(
-        'worker-ohlcv-export',
-        await createOhlcvExportHandler(ohlcvConfig),
-        ohlcvConfig,
-      );
-    }
-    if (!omitted.has('CHART_EXPORT')) {
-      const chartConfig = loadChartExportConfig(serviceEnv);
-      await startWorker(
-        'worker-chart-export',
-        createChartExportHandler({ maxChartImageBytes: chartConfig.TDA_MAX_CHART_IMAGE_BYTES }),
-        chartConfig,
-      );
-    }
-    if (!omitted.has('LLM_REPORT')) {
-      const llmConfig = loadLlmReportConfig(serviceEnv);
-      // Same client + registry wiring as the worker's own bootstrap.
-      const llm = await createLlmReportRuntime(llmConfig);
-      cleanups.push(() => llm.close());
-      const { registry, client: llmClient } = llm;
+    // Each worker is built from its own definition, exactly as its main.ts builds it.
+    const workers = await startWorkers({
+      env: serviceEnv,
+      adapters,
+      loggerFor: options.loggerFor,
+      hooks,
+    });
+    cleanups.push(...workers.map((w) => () => w.close()));
+    for (const worker of workers) await worker.worker.app.listen();
+    const llm = workers.find((w) => w.runtime.startedFields?.['llmProvider'] !== undefined);
+    const provider = llm?.runtime.startedFields?.['llmProvider'];
+    if (provider !== undefined) {
       description.push(
-        llmClient.provider === 'offline'
+        provider === 'offline'
           ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'
-          : `LLM: ${llmClient.provider}`,
+          : `LLM: ${String(provider)}`,
       );
-      await startWorker(
-        'worker-llm-report',
-        createLlmReportHandler(llmConfig, {
-          registry,
-          client: llmClient,
-          logger: options.loggerFor('worker-llm-report'),
-        }),
-        llmConfig,
-        llmReportHarnessPolicy(llmConfig),
-      );
-    }
-    for (const worker of workers) {
-      cleanups.push(() => worker.app.close());
-      await worker.app.listen();
     }
     await orchestrator.startAllMicroservices();
     await orchestrator.listen(config.PORT, '127.0.0.1');
@@ -230,6 +169,43 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     };
   } catch (error) {
     await closeAll();
+    throw error;
+  }
+}
+
+/** Every registered worker (LOCAL_WORKERS) not omitted by a test, over the shared adapters. */
+async function startWorkers(parts: {
+  env: EnvSource;
+  adapters: (service: LocalService) => {
+    store: FlowRunStore;
+    broker: MessageBroker;
+    artifacts: Backends['artifacts'];
+    metrics: ReturnType<typeof createMetrics>;
+  };
+  loggerFor: (service: string) => Logger;
+  hooks: LocalStackHooks;
+}): Promise<ComposedWorker<AnyStepHandler>[]> {
+  const { hooks } = parts;
+  const omitted = new Set<string>(hooks.omitWorkers ?? []);
+  const started: ComposedWorker<AnyStepHandler>[] = [];
+  try {
+    for (const definition of LOCAL_WORKERS) {
+      const { service, stepType } = definition.descriptor;
+      if (omitted.has(stepType)) continue;
+      const decorate = hooks.handler;
+      started.push(
+        await composeWorker(definition, {
+          env: parts.env,
+          ...parts.adapters(service),
+          logger: parts.loggerFor(service),
+          ...(hooks.workerPolicy === undefined ? {} : { policy: hooks.workerPolicy }),
+          ...(decorate === undefined ? {} : { decorate: (h) => decorate(h, service) }),
+        }),
+      );
+    }
+    return started;
+  } catch (error) {
+    for (const worker of started) await worker.close().catch(() => undefined);
     throw error;
   }
 }

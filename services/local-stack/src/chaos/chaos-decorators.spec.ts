@@ -3,7 +3,8 @@ import type { FlowRun } from '@tda/contracts';
 import { InMemoryFlowRunStore, VersionConflictError } from '@tda/flow-store';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
 import type { MessageBroker, OutgoingMessage, SubscriptionHandle } from '@tda/messaging';
-import type { StepExecutionContext, StepHandler, StepResult } from '@tda/worker-kit';
+import { callExecute, callRecover, type StepContext, type StepResult } from '@tda/worker-kit';
+import { TestStepHandler } from '@tda/worker-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { ChaosBroker } from './chaos-broker';
 import { ChaosController } from './chaos-controller';
@@ -246,28 +247,25 @@ describe('FinalizeHoldingStore', () => {
 });
 
 describe('countingHandler', () => {
-  const context = (attempt: number): StepExecutionContext<unknown> =>
+  const context = (attempt: number): StepContext =>
     ({
       run: { runId: 'run-1' },
       stepId: 's:1',
       attempt,
-    }) as unknown as StepExecutionContext<unknown>;
+    }) as unknown as StepContext;
   const result: StepResult = { artifacts: [], primaryUri: 'gs://b/x.json' };
 
   it('records start/completed/threw per attempt and keeps the handler as it is', async () => {
     const records: ExecutionRecord[] = [];
     let fail = true;
-    const inner: StepHandler = {
-      stepType: 'OHLCV_EXPORT',
-      validateInputs: () => ({ ok: true }),
-      execute: () => (fail ? Promise.reject(new Error('boom')) : Promise.resolve(result)),
-    };
+    const inner = new TestStepHandler('OHLCV_EXPORT');
+    inner.executeImpl = () => (fail ? Promise.reject(new Error('boom')) : Promise.resolve(result));
     const counted = countingHandler(inner, 'svc', (r) => records.push(r));
-    expect(counted.stepType).toBe('OHLCV_EXPORT');
+    expect(counted.descriptor).toBe(inner.descriptor);
     expect(counted.recover).toBeUndefined();
-    await expect(counted.execute(context(1))).rejects.toThrow('boom');
+    await expect(callExecute(counted, context(1))).rejects.toThrow('boom');
     fail = false;
-    expect(await counted.execute(context(1))).toBe(result);
+    expect(await callExecute(counted, context(1))).toBe(result);
     expect(records.map((r) => `${r.phase}@${r.attempt}`)).toEqual([
       'start@1',
       'threw@1',
@@ -278,14 +276,15 @@ describe('countingHandler', () => {
 
   it('keeps recover when the handler has one, and records it', async () => {
     const records: ExecutionRecord[] = [];
-    const inner: StepHandler = {
-      stepType: 'CHART_EXPORT',
-      validateInputs: () => ({}),
-      execute: () => Promise.resolve(result),
-      recover: () => Promise.resolve(null),
-    };
+    const inner = new TestStepHandler('CHART_EXPORT').withRecover(() => Promise.resolve(null));
     const counted = countingHandler(inner, 'svc', (r) => records.push(r));
-    expect(await counted.recover?.({ ...context(2), existingUri: 'gs://b/x.json' })).toBeNull();
+    const existing = {
+      uri: 'gs://b/x.json',
+      artifact: { runId: 'run-1', stepId: 's:1' },
+      bytes: Buffer.from('{}'),
+    };
+    expect(await callRecover(counted, existing, context(2))).toBeNull();
+    expect(inner.recoveries).toBe(1);
     expect(records.map((r) => `${r.phase}@${r.attempt}`)).toEqual(['recover@2']);
   });
 });

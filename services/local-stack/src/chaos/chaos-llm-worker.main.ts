@@ -1,24 +1,21 @@
 import 'reflect-metadata';
 import { appendFileSync } from 'node:fs';
-import { loadConfig } from '@tda/config';
-import { createLogger } from '@tda/observability';
-import {
-  createLlmReportRuntime,
-  LLM_REPORT_SERVICE,
-  LlmReportHandler,
-  loadLlmReportConfig,
-} from '@tda/service-worker-llm-report';
 import { createBackends } from '@tda/backends';
+import { loadConfig } from '@tda/config';
+import type { Logger } from '@tda/observability';
 import { runServiceMain } from '@tda/service-runtime';
-import { bootstrapWorkerService } from '@tda/worker-kit';
+import { llmReportWorker } from '@tda/service-worker-llm-report';
+import { bootstrapWorker, LLM_REPORT_STEP } from '@tda/worker-kit';
 import { z } from 'zod';
 import { FinalizeHoldingStore } from './chaos-store';
 import { countingHandler, type ExecutionRecord } from './counting-handler';
 
+const SERVICE = LLM_REPORT_STEP.service;
+
 /**
  * The LLM_REPORT worker as a separate process for the chaos suite, so that it can really be
- * SIGKILLed in the middle of a step. Built like services/worker-llm-report's bootstrap (same
- * config schema, LLM runtime, handler class and bootstrapWorkerService), plus what a test needs:
+ * SIGKILLed in the middle of a step. Built from the worker's own definition (llmReportWorker,
+ * through bootstrapWorker like its main.ts), plus what a test needs:
  * timings short enough for a lease to expire and a model call to time out within the test (the
  * service takes its lease and the pipeline's backoff from code defaults, not from its env), and
  * a record of every handler call appended to a file, which survives the kill.
@@ -54,81 +51,48 @@ const chaosWorkerSchema = z.object({
     }),
 });
 
-async function boot(): Promise<{
-  logger: ReturnType<typeof createLogger>;
-  close(): Promise<void>;
-}> {
-  const config = loadLlmReportConfig();
+async function boot(): Promise<{ logger: Logger; close(): Promise<void> }> {
   const chaos = loadConfig('chaos-llm-worker', chaosWorkerSchema);
-  const logger = createLogger({
-    service: LLM_REPORT_SERVICE,
-    level: config.TDA_LOG_LEVEL,
-    projectId: config.GOOGLE_CLOUD_PROJECT,
-  });
-  const runtime = await createLlmReportRuntime(config);
   const record = (entry: ExecutionRecord): void =>
     appendFileSync(chaos.TDA_CHAOS_EXECUTIONS_FILE, `${JSON.stringify(entry)}\n`);
-  try {
-    const handle = await bootstrapWorkerService({
-      service: LLM_REPORT_SERVICE,
-      config,
-      logger,
-      policy: {
-        leaseMs: chaos.TDA_CHAOS_LEASE_MS,
-        heartbeatMs: chaos.TDA_CHAOS_HEARTBEAT_MS,
-        timeoutMs: chaos.TDA_CHAOS_STEP_TIMEOUT_MS,
-        handlerRetryBaseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
+  const handle = await bootstrapWorker(llmReportWorker, {
+    policy: {
+      leaseMs: chaos.TDA_CHAOS_LEASE_MS,
+      heartbeatMs: chaos.TDA_CHAOS_HEARTBEAT_MS,
+      timeoutMs: chaos.TDA_CHAOS_STEP_TIMEOUT_MS,
+      handlerRetryBaseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
+    },
+    overrides: {
+      runtime: {
+        requestDeadlineMs: chaos.TDA_CHAOS_REQUEST_DEADLINE_MS,
+        finalizeBudgetMs: chaos.TDA_CHAOS_FINALIZE_BUDGET_MS,
+        policy: {
+          baseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
+          minRepairWindowMs: chaos.TDA_CHAOS_MIN_REPAIR_WINDOW_MS,
+        },
       },
-      // The real adapters; the store holds the planned finalize writes (none by default).
-      createBackends: async (c) => {
-        const backends = await createBackends(c);
-        const holds = chaos.TDA_CHAOS_HOLD_FINALIZE;
-        if (holds.length === 0) return backends;
-        return {
-          ...backends,
-          store: new FinalizeHoldingStore(backends.store, holds, (runId, stepId, uri) =>
-            record({
-              pid: process.pid,
-              service: LLM_REPORT_SERVICE,
-              runId,
-              stepId,
-              attempt: 0,
-              phase: 'finalize_held',
-              at: Date.now(),
-              ...(uri === undefined ? {} : { uri }),
-            }),
-          ),
-        };
-      },
-      createHandler: () =>
-        countingHandler(
-          new LlmReportHandler({
-            registry: runtime.registry,
-            client: runtime.client,
-            logger,
-            requestDeadlineMs: chaos.TDA_CHAOS_REQUEST_DEADLINE_MS,
-            finalizeBudgetMs: chaos.TDA_CHAOS_FINALIZE_BUDGET_MS,
-            policy: {
-              baseDelayMs: chaos.TDA_CHAOS_RETRY_BASE_DELAY_MS,
-              minRepairWindowMs: chaos.TDA_CHAOS_MIN_REPAIR_WINDOW_MS,
-            },
-          }),
-          LLM_REPORT_SERVICE,
-          record,
-        ),
-      startedFields: () => ({
-        pid: process.pid,
-        llmProvider: runtime.client.provider,
-        leaseMs: chaos.TDA_CHAOS_LEASE_MS,
-        heartbeatMs: chaos.TDA_CHAOS_HEARTBEAT_MS,
-        stepTimeoutMs: chaos.TDA_CHAOS_STEP_TIMEOUT_MS,
-      }),
-    });
-    return { logger, close: () => handle.close().finally(() => runtime.close()) };
-  } catch (error) {
-    await runtime.close().catch(() => undefined);
-    throw error;
-  }
+    },
+    decorate: (handler) => countingHandler(handler, SERVICE, record),
+    // The real adapters; the store holds the planned finalize writes (none by default).
+    createBackends: async (config) => {
+      const backends = await createBackends(config);
+      const holds = chaos.TDA_CHAOS_HOLD_FINALIZE;
+      if (holds.length === 0) return backends;
+      const held = (runId: string, stepId: string, uri: string | undefined): void =>
+        record({
+          pid: process.pid,
+          service: SERVICE,
+          runId,
+          stepId,
+          attempt: 0,
+          phase: 'finalize_held',
+          at: Date.now(),
+          ...(uri === undefined ? {} : { uri }),
+        });
+      return { ...backends, store: new FinalizeHoldingStore(backends.store, holds, held) };
+    },
+  });
+  return handle;
 }
 
-void runServiceMain({ service: LLM_REPORT_SERVICE, boot });
+void runServiceMain({ service: SERVICE, boot });

@@ -1,4 +1,10 @@
-import type { StepHandler, StepResult } from '@tda/worker-kit';
+import {
+  callExecute,
+  callRecover,
+  type AnyStepHandler,
+  type StepContext,
+  type StepResult,
+} from '@tda/worker-kit';
 
 /** One handler call, as the chaos suite counts them (per runId, stepId and attempt). */
 export interface ExecutionRecord {
@@ -21,19 +27,16 @@ export interface ExecutionRecord {
 export type ExecutionSink = (record: ExecutionRecord) => void;
 
 /**
- * Wraps a StepHandler and reports every execute/recover call to `sink`. Behaviour is unchanged:
- * same step type, same inputs validation, `recover` present exactly when the handler has one
- * (the harness treats a handler without it differently).
+ * Wraps a handler and reports every execute/recover call to `sink`. Behaviour is unchanged:
+ * same descriptor (so the same inputs and upstream checks), `recover` present exactly when the
+ * handler has one (the harness treats a handler without it differently).
  */
 export function countingHandler(
-  inner: StepHandler,
+  inner: AnyStepHandler,
   service: string,
   sink: ExecutionSink,
-): StepHandler {
-  const emit = (
-    phase: ExecutionRecord['phase'],
-    context: { run: { runId: string }; stepId: string; attempt: number },
-  ): void =>
+): AnyStepHandler {
+  const emit = (phase: ExecutionRecord['phase'], context: StepContext): void =>
     sink({
       pid: process.pid,
       service,
@@ -43,28 +46,24 @@ export function countingHandler(
       phase,
       at: Date.now(),
     });
-  const recover = inner.recover?.bind(inner);
+  const execute = async (context: StepContext): Promise<StepResult> => {
+    emit('start', context);
+    try {
+      const result = await callExecute(inner, context);
+      emit('completed', context);
+      return result;
+    } catch (error) {
+      emit('threw', context);
+      throw error;
+    }
+  };
+  const recover = (existing: never, context: StepContext): Promise<StepResult | null> => {
+    emit('recover', context);
+    return callRecover(inner, existing, context) ?? Promise.resolve(null);
+  };
   return {
-    stepType: inner.stepType,
-    validateInputs: (run, stepId, step) => inner.validateInputs(run, stepId, step),
-    execute: async (context): Promise<StepResult> => {
-      emit('start', context);
-      try {
-        const result = await inner.execute(context);
-        emit('completed', context);
-        return result;
-      } catch (error) {
-        emit('threw', context);
-        throw error;
-      }
-    },
-    ...(recover === undefined
-      ? {}
-      : {
-          recover: (context) => {
-            emit('recover', context);
-            return recover(context);
-          },
-        }),
+    descriptor: inner.descriptor,
+    execute,
+    ...(inner.recover === undefined ? {} : { recover }),
   };
 }

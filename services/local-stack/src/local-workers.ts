@@ -1,0 +1,15 @@
+import { chartExportWorker } from '@tda/service-worker-chart-export';
+import { llmReportWorker } from '@tda/service-worker-llm-report';
+import { ohlcvExportWorker } from '@tda/service-worker-ohlcv-export';
+import type { AnyWorkerDefinition } from '@tda/worker-kit';
+
+/**
+ * The workers `npm start` runs in one process, one per registered step type (a test checks this
+ * list against STEP_TYPE_DESCRIPTORS). Each is built from its own WorkerDefinition, exactly as
+ * its main.ts builds it.
+ */
+export const LOCAL_WORKERS: readonly AnyWorkerDefinition[] = [
+  ohlcvExportWorker,
+  chartExportWorker,
+  llmReportWorker,
+];
