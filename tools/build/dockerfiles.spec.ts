@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DEPLOYABLE_SERVICES } from '@tda/infra';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../..');
@@ -42,13 +43,8 @@ function instructions(text: string): string[] {
 }
 
 describe('service images (services/<project>/Dockerfile)', () => {
-  it('are the four deployables: the NX projects tagged type:service, and only those', () => {
-    expect(deployable.map((p) => p.project.name).sort()).toEqual([
-      'orchestrator',
-      'worker-chart-export',
-      'worker-llm-report',
-      'worker-ohlcv-export',
-    ]);
+  it("are the deployment model's services: the NX projects tagged type:service, and only those", () => {
+    expect(deployable.map((p) => p.project.name).sort()).toEqual([...DEPLOYABLE_SERVICES].sort());
     for (const { dir, project } of projects) {
       expect(existsSync(join(dir, 'Dockerfile')), project.name).toBe(
         deployable.some((p) => p.project.name === project.name),

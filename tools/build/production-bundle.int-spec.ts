@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { FlowRun } from '@tda/contracts';
+import { DEPLOYABLE_SERVICES, type DeployableService } from '@tda/infra';
 import { emulatorEndpoints, expectEventually } from '@tda/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BuildResult } from './build-lib.mjs';
@@ -11,13 +12,8 @@ import type { BuildResult } from './build-lib.mjs';
 const root = resolve(__dirname, '../..');
 
 /** The deployable services (NX tag type:service), each with its own Dockerfile and image. */
-const SERVICES = [
-  'orchestrator',
-  'worker-chart-export',
-  'worker-llm-report',
-  'worker-ohlcv-export',
-] as const;
-type Service = (typeof SERVICES)[number];
+const SERVICES = [...DEPLOYABLE_SERVICES].sort();
+type Service = DeployableService;
 
 /** Dev tooling that must never reach an image (each is a root devDependency). */
 const DEV_ONLY = ['vitest', 'typescript', 'nx', '@nx/js', '@swc/core', 'esbuild', 'fast-check'];

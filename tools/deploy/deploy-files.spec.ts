@@ -17,9 +17,8 @@ import {
   type DeployEnvironment,
 } from '@tda/infra';
 import { orchestratorConfigSchema } from '@tda/service-orchestrator';
-import { chartExportConfigSchema } from '@tda/service-worker-chart-export';
+import { LOCAL_WORKERS } from '@tda/service-local-stack';
 import { llmReportConfigSchema } from '@tda/service-worker-llm-report';
-import { ohlcvExportConfigSchema } from '@tda/service-worker-ohlcv-export';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
@@ -34,13 +33,17 @@ import { z } from 'zod';
 
 const ROOT = resolve(__dirname, '../..');
 
-/** The zod schema each service validates its env with at boot (typed: a new service needs one). */
-const CONFIG_SCHEMAS: Record<DeployableService, z.ZodType> = {
-  orchestrator: orchestratorConfigSchema,
-  'worker-ohlcv-export': ohlcvExportConfigSchema,
-  'worker-chart-export': chartExportConfigSchema,
-  'worker-llm-report': llmReportConfigSchema,
-};
+/** The zod schema each service validates its env with at boot (a worker's: its definition's). */
+const CONFIG_SCHEMAS: ReadonlyMap<DeployableService, z.ZodType> = new Map<
+  DeployableService,
+  z.ZodType
+>([
+  ['orchestrator', orchestratorConfigSchema],
+  ...LOCAL_WORKERS.map((w): [DeployableService, z.ZodType] => [
+    w.descriptor.service,
+    w.configSchema,
+  ]),
+]);
 
 /** The env keys a config schema declares (through refine / transform wrappers). */
 function schemaKeys(schema: z.ZodType): string[] {
@@ -174,7 +177,8 @@ const secretIds: string[] = Object.values(SECRETS);
 function expectEnvAcceptedByService(manifest: Manifest): void {
   const deployment = SERVICE_DEPLOYMENTS.find((s) => s.name === manifest.metadata.name);
   if (deployment === undefined) throw new Error(`no model for ${manifest.metadata.name}`);
-  const schema = CONFIG_SCHEMAS[deployment.project];
+  const schema = CONFIG_SCHEMAS.get(deployment.project);
+  if (schema === undefined) throw new Error(`no config schema for ${deployment.project}`);
   const env = manifest.spec.template.spec.containers[0]?.env ?? [];
   const names = env.map((e) => e.name);
   expect(new Set(names).size).toBe(names.length);
@@ -309,7 +313,12 @@ describe('committed Cloud Run manifests', () => {
 describe('every LLM provider', () => {
   // deploy/environments.json keeps the default; render each provider for its profiles in memory.
   const renderings = LLM_PROVIDERS.flatMap((llm) =>
-    [...renderDeployFiles(environments.map((e) => ({ ...e, llm })))]
+    [
+      ...renderDeployFiles(
+        environments.map((e) => ({ ...e, llm })),
+        '24.21.0',
+      ),
+    ]
       .filter(([path]) => path.startsWith('deploy/cloudrun/'))
       .map(([path, content]) => ({ llm, path, manifest: manifestShape.parse(parse(content)) })),
   );

@@ -1,21 +1,24 @@
-import { STEP_TYPES } from '@tda/contracts';
+import { STEP_TYPES, type StepType } from '@tda/contracts';
 import { stepEventsTopic, stepReadySubscription, stepReadyTopic } from '@tda/messaging';
+import { STEP_TYPE_DESCRIPTORS, type AnyStepTypeDescriptor } from '@tda/step-types';
 
 /**
- * What TDA deploys to Google Cloud, as data: one entry per deployable NX service. The Cloud Run
- * manifests (deploy/cloudrun/<profile>/), the service accounts and IAM bindings that
- * `tda infra apply` creates, and the structural checks all derive from this one description,
- * so a role or an env variable cannot be added in one place and forgotten in another.
+ * What TDA deploys to Google Cloud, as data: the orchestrator, and one worker per step type
+ * derived from its descriptor (@tda/worker-kit step types: kind, sizing, needs). The Cloud Run
+ * manifests (deploy/cloudrun/<profile>/), skaffold.yaml, the images' Dockerfiles and build
+ * targets, the service accounts and IAM bindings that `tda infra apply` creates, and the
+ * structural checks all derive from this one description, so a role or an env variable cannot be
+ * added in one place and forgotten in another.
  */
 
-/** The NX projects tagged `type:service` (cli and local-stack are not deployed). */
-export const DEPLOYABLE_SERVICES = [
+/** A deployable NX service (tagged `type:service`; cli and local-stack are not deployed). */
+export type DeployableService = 'orchestrator' | AnyStepTypeDescriptor['service'];
+
+/** The orchestrator, then one worker per described step type. */
+export const DEPLOYABLE_SERVICES: readonly DeployableService[] = [
   'orchestrator',
-  'worker-ohlcv-export',
-  'worker-chart-export',
-  'worker-llm-report',
-] as const;
-export type DeployableService = (typeof DEPLOYABLE_SERVICES)[number];
+  ...STEP_TYPE_DESCRIPTORS.map((d) => d.service),
+];
 
 /**
  * How the LLM worker reaches Gemini: `gemini-api` with an API key (the Secret Manager secret
@@ -82,6 +85,10 @@ export interface ResourceRole {
 
 export interface ServiceDeployment {
   project: DeployableService;
+  /** The step type a worker serves (none for the orchestrator). */
+  stepType?: StepType;
+  /** npm packages loaded without a static import: the image's build installs them too. */
+  runtimeDependencies: readonly string[];
   /** Image, skaffold artifact, Cloud Run resource and service account id. */
   name: string;
   /** Cloud Run Service (request-driven, has a URL) or Worker Pool (always-on, no URL). */
@@ -174,158 +181,144 @@ function artifactWriter(environment: DeployEnvironment): ResourceRole {
   };
 }
 
-function stepWorker(
-  project: DeployableService,
-  stepType: string,
-  sizing: Pick<
-    ServiceDeployment,
-    'cpu' | 'memory' | 'concurrency' | 'timeoutSeconds' | 'maxInstances'
-  >,
-): ServiceDeployment {
+/** The roles of every worker: its run documents, its step events, its artifacts. */
+function workerRoles(environment: DeployEnvironment): ResourceRole[] {
+  return [firestoreUser, stepEventsPublisher(environment), artifactWriter(environment)];
+}
+
+/** A worker that reaches Gemini: the API key secret, or Vertex AI with its own identity. */
+function llmRole(environment: DeployEnvironment): ResourceRole {
+  return environment.llm === 'vertex-ai'
+    ? {
+        // The predefined role Google documents for calling Gemini on Vertex AI (it carries
+        // aiplatform.endpoints.predict, which generateContent checks).
+        resource: { type: 'project' },
+        role: 'roles/aiplatform.user',
+        reason: 'calls Gemini on Vertex AI',
+      }
+    : {
+        resource: { type: 'secret', name: SECRETS.geminiApiKey },
+        role: 'roles/secretmanager.secretAccessor',
+        reason: 'reads the Gemini API key',
+      };
+}
+
+/**
+ * A step type's worker, from its descriptor: a Service fed by Pub/Sub push (request-driven,
+ * scales to zero) or a Worker Pool pulling its subscription (always on, for long steps), with
+ * the env, secrets and roles of what it needs.
+ */
+function stepWorker(descriptor: AnyStepTypeDescriptor): ServiceDeployment {
+  const { service: project, stepType, deploy } = descriptor;
   const name = `tda-${project}`;
+  const llm = deploy.needs?.includes('llm') === true;
+  const push = deploy.kind === 'Service';
   return {
     project,
+    stepType,
     name,
-    kind: 'Service',
-    ingress: 'pubsub-push',
-    customAudience: name,
-    why:
-      `${stepType} steps take seconds: a request-driven Service fed by Pub/Sub push scales to ` +
-      'zero and is billed per request; a failed request (5xx) is redelivered by Pub/Sub.',
-    minInstances: 0,
-    cpuAlwaysAllocated: false,
-    ...sizing,
-    env: (environment) => pushWorkerEnv(name, environment),
-    secrets: () => [],
+    kind: deploy.kind,
+    ingress: push ? 'pubsub-push' : 'pubsub-pull',
+    ...(push ? { customAudience: name } : {}),
+    why: deploy.why,
+    cpu: deploy.cpu,
+    memory: deploy.memory,
+    ...(deploy.concurrency === undefined ? {} : { concurrency: deploy.concurrency }),
+    ...(deploy.timeoutSeconds === undefined ? {} : { timeoutSeconds: deploy.timeoutSeconds }),
+    minInstances: deploy.minInstances,
+    maxInstances: deploy.maxInstances,
+    // Push Services get CPU only during requests; a pull consumer needs it all the time.
+    cpuAlwaysAllocated: !push,
+    runtimeDependencies: [NEST_RUNTIME, ...(deploy.runtimeDependencies ?? [])],
+    env: (environment) => ({
+      ...(push
+        ? pushWorkerEnv(name, environment)
+        : { ...backendEnv(environment), TDA_INGRESS: 'pull' }),
+      ...(llm && environment.llm === 'vertex-ai' ? VERTEX_AI_ENV : {}),
+    }),
+    secrets: (environment) =>
+      llm && environment.llm === 'gemini-api'
+        ? [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]
+        : [],
     roles: (environment) => [
-      firestoreUser,
-      stepEventsPublisher(environment),
-      artifactWriter(environment),
+      ...workerRoles(environment),
+      ...(push
+        ? []
+        : [
+            {
+              resource: {
+                type: 'subscription',
+                name: stepReadySubscription(stepType, environment.pubsubPrefix),
+              },
+              role: 'roles/pubsub.subscriber',
+              reason: `pulls ${stepType} step-ready messages`,
+            } satisfies ResourceRole,
+          ]),
+      ...(llm ? [llmRole(environment)] : []),
     ],
   };
 }
 
+/** Nest loads its HTTP platform without a static import; every service's image needs it. */
+const NEST_RUNTIME = '@nestjs/platform-express';
+
+const ORCHESTRATOR: ServiceDeployment = {
+  project: 'orchestrator',
+  name: 'tda-orchestrator',
+  kind: 'Service',
+  ingress: 'private-http',
+  customAudience: 'tda-orchestrator',
+  why:
+    'The admin API needs a URL (IAM invoker only, no public access); it also consumes step ' +
+    'events by streaming pull and runs the reconciler timer, hence CPU always allocated and ' +
+    'one warm instance.',
+  cpu: '1',
+  memory: '512Mi',
+  concurrency: 80,
+  timeoutSeconds: 60,
+  minInstances: 1,
+  maxInstances: 3,
+  cpuAlwaysAllocated: true,
+  runtimeDependencies: [NEST_RUNTIME],
+  env: (environment) => ({
+    ...backendEnv(environment),
+    TDA_MAX_RUNNING_RUNS: String(environment.maxRunningRuns),
+    // Cloud Scheduler's reconcile job authenticates with its own ID token (not TDA_API_TOKEN).
+    TDA_ADMIN_OIDC_AUDIENCE: 'tda-orchestrator',
+    TDA_ADMIN_OIDC_SERVICE_ACCOUNT: serviceAccountEmail(SCHEDULER_ACCOUNT_ID, environment.project),
+  }),
+  secrets: () => [{ env: 'TDA_API_TOKEN', secret: SECRETS.apiToken }],
+  roles: (environment) => [
+    firestoreUser,
+    // Every step type's topic: a flow may contain step types no worker serves yet.
+    ...STEP_TYPES.map((stepType): ResourceRole => ({
+      resource: { type: 'topic', name: stepReadyTopic(stepType, environment.pubsubPrefix) },
+      role: 'roles/pubsub.publisher',
+      reason: 'dispatches step-ready messages',
+    })),
+    {
+      resource: { type: 'project' },
+      // Snapshots are project-level resources and seek needs consume on the subscription:
+      // pubsub.editor is the narrowest predefined role covering /admin/replay and /admin/snapshots.
+      role: 'roles/pubsub.editor',
+      reason: 'consumes step events; creates snapshots and seeks subscriptions for replay',
+    },
+    {
+      resource: { type: 'bucket', name: environment.artifactsBucket },
+      role: 'roles/storage.objectViewer',
+      reason: 'serves GET /runs/{id}/steps/{stepId}/artifact',
+    },
+    {
+      resource: { type: 'secret', name: SECRETS.apiToken },
+      role: 'roles/secretmanager.secretAccessor',
+      reason: 'reads its admin API token',
+    },
+  ],
+};
+
 export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
-  {
-    project: 'orchestrator',
-    name: 'tda-orchestrator',
-    kind: 'Service',
-    ingress: 'private-http',
-    customAudience: 'tda-orchestrator',
-    why:
-      'The admin API needs a URL (IAM invoker only, no public access); it also consumes step ' +
-      'events by streaming pull and runs the reconciler timer, hence CPU always allocated and ' +
-      'one warm instance.',
-    cpu: '1',
-    memory: '512Mi',
-    concurrency: 80,
-    timeoutSeconds: 60,
-    minInstances: 1,
-    maxInstances: 3,
-    cpuAlwaysAllocated: true,
-    env: (environment) => ({
-      ...backendEnv(environment),
-      TDA_MAX_RUNNING_RUNS: String(environment.maxRunningRuns),
-      // Cloud Scheduler's reconcile job authenticates with its own ID token (not TDA_API_TOKEN).
-      TDA_ADMIN_OIDC_AUDIENCE: 'tda-orchestrator',
-      TDA_ADMIN_OIDC_SERVICE_ACCOUNT: serviceAccountEmail(
-        SCHEDULER_ACCOUNT_ID,
-        environment.project,
-      ),
-    }),
-    secrets: () => [{ env: 'TDA_API_TOKEN', secret: SECRETS.apiToken }],
-    roles: (environment) => [
-      firestoreUser,
-      // Every step type's topic: a flow may contain step types no worker serves yet.
-      ...STEP_TYPES.map((stepType): ResourceRole => ({
-        resource: { type: 'topic', name: stepReadyTopic(stepType, environment.pubsubPrefix) },
-        role: 'roles/pubsub.publisher',
-        reason: 'dispatches step-ready messages',
-      })),
-      {
-        resource: { type: 'project' },
-        // Snapshots are project-level resources and seek needs consume on the subscription:
-        // pubsub.editor is the narrowest predefined role covering /admin/replay and /admin/snapshots.
-        role: 'roles/pubsub.editor',
-        reason: 'consumes step events; creates snapshots and seeks subscriptions for replay',
-      },
-      {
-        resource: { type: 'bucket', name: environment.artifactsBucket },
-        role: 'roles/storage.objectViewer',
-        reason: 'serves GET /runs/{id}/steps/{stepId}/artifact',
-      },
-      {
-        resource: { type: 'secret', name: SECRETS.apiToken },
-        role: 'roles/secretmanager.secretAccessor',
-        reason: 'reads its admin API token',
-      },
-    ],
-  },
-  stepWorker('worker-ohlcv-export', 'OHLCV_EXPORT', {
-    cpu: '1',
-    memory: '512Mi',
-    concurrency: 8,
-    timeoutSeconds: 300,
-    maxInstances: 10,
-  }),
-  stepWorker('worker-chart-export', 'CHART_EXPORT', {
-    // Chart rendering (ECharts SVG → resvg PNG) is CPU and memory heavy: few requests per instance.
-    cpu: '1',
-    memory: '1Gi',
-    concurrency: 2,
-    timeoutSeconds: 300,
-    maxInstances: 10,
-  }),
-  {
-    project: 'worker-llm-report',
-    name: 'tda-worker-llm-report',
-    kind: 'WorkerPool',
-    ingress: 'pubsub-pull',
-    why:
-      'LLM_REPORT steps run up to 780 s (seed 002) with lease heartbeats: an always-on Worker ' +
-      'Pool pulling its subscription keeps CPU for the whole step and is not bound by a request ' +
-      'timeout or push ack deadline (max 600 s).',
-    cpu: '1',
-    memory: '1Gi',
-    minInstances: 1,
-    maxInstances: 1,
-    cpuAlwaysAllocated: true,
-    env: (environment) => ({
-      ...backendEnv(environment),
-      TDA_INGRESS: 'pull',
-      ...(environment.llm === 'vertex-ai' ? VERTEX_AI_ENV : {}),
-    }),
-    secrets: (environment) =>
-      environment.llm === 'gemini-api'
-        ? [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]
-        : [],
-    roles: (environment) => [
-      firestoreUser,
-      stepEventsPublisher(environment),
-      artifactWriter(environment),
-      {
-        resource: {
-          type: 'subscription',
-          name: stepReadySubscription('LLM_REPORT', environment.pubsubPrefix),
-        },
-        role: 'roles/pubsub.subscriber',
-        reason: 'pulls LLM_REPORT step-ready messages',
-      },
-      environment.llm === 'vertex-ai'
-        ? {
-            // The predefined role Google documents for calling Gemini on Vertex AI (it carries
-            // aiplatform.endpoints.predict, which generateContent checks).
-            resource: { type: 'project' },
-            role: 'roles/aiplatform.user',
-            reason: 'calls Gemini on Vertex AI',
-          }
-        : {
-            resource: { type: 'secret', name: SECRETS.geminiApiKey },
-            role: 'roles/secretmanager.secretAccessor',
-            reason: 'reads the Gemini API key',
-          },
-    ],
-  },
+  ORCHESTRATOR,
+  ...STEP_TYPE_DESCRIPTORS.map(stepWorker),
 ];
 
 export function serviceDeployment(project: DeployableService): ServiceDeployment {
@@ -347,7 +340,9 @@ export function referencedSecrets(environment: DeployEnvironment): string[] {
 }
 
 /** Push workers: the step type each push subscription delivers, and the Service it targets. */
-export const PUSH_TARGETS: readonly { stepType: string; service: DeployableService }[] = [
-  { stepType: 'OHLCV_EXPORT', service: 'worker-ohlcv-export' },
-  { stepType: 'CHART_EXPORT', service: 'worker-chart-export' },
-];
+export const PUSH_TARGETS: readonly { stepType: StepType; service: DeployableService }[] =
+  SERVICE_DEPLOYMENTS.flatMap((s) =>
+    s.ingress === 'pubsub-push' && s.stepType !== undefined
+      ? [{ stepType: s.stepType, service: s.project }]
+      : [],
+  );

@@ -11,6 +11,10 @@ function tempRepo(): string {
     join(root, 'deploy', 'environments.json'),
     JSON.stringify({ staging: { project: 'acme-tda-staging', region: 'us-central1' } }),
   );
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ devDependencies: { node: '24.21.0' } }),
+  );
   return root;
 }
 
@@ -35,6 +39,7 @@ describe('tda infra render', () => {
     expect(err).toEqual([]);
     expect(out.join('')).toContain('written   deploy/cloudrun/staging/tda-orchestrator.yaml');
     expect(out.join('')).toContain('written   skaffold.yaml');
+    expect(out.join('')).toContain('written   services/worker-llm-report/Dockerfile');
     const manifest = readFileSync(
       join(root, 'deploy/cloudrun/staging/tda-worker-llm-report.yaml'),
       'utf8',

@@ -40,7 +40,7 @@ export function runInfraRender(
     ...result.removed.map((path) => `removed   ${path}`),
     `${result.written.length} written, ${result.removed.length} removed, ${result.unchanged.length} unchanged` +
       (result.written.length + result.removed.length > 0
-        ? ' — commit deploy/cloudrun and skaffold.yaml'
+        ? " — commit deploy/cloudrun, skaffold.yaml and the services' Dockerfile/project.json"
         : ''),
   ]);
 }

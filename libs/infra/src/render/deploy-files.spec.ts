@@ -10,7 +10,8 @@ const ENVIRONMENTS = {
   dev: { project: 'acme-tda-dev', region: 'europe-west1' },
   prod: { project: 'acme-tda-prod', region: 'europe-west1', maxRunningRuns: 50 },
 };
-const RENDERED_COUNT = 2 * SERVICE_DEPLOYMENTS.length + 1;
+// Per environment one manifest per service; per service a Dockerfile and a project.json; skaffold.yaml.
+const RENDERED_COUNT = 2 * SERVICE_DEPLOYMENTS.length + 2 * SERVICE_DEPLOYMENTS.length + 1;
 
 describe('writeDeployFiles / checkDeployFiles', () => {
   let root: string;
@@ -22,6 +23,10 @@ describe('writeDeployFiles / checkDeployFiles', () => {
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'tda-render-'));
     mkdirSync(join(root, 'deploy'));
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ devDependencies: { node: '24.21.0' } }),
+    );
     setEnvironments(ENVIRONMENTS);
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -35,26 +40,29 @@ describe('writeDeployFiles / checkDeployFiles', () => {
     expect(first.written).toHaveLength(RENDERED_COUNT);
     expect(checkDeployFiles(root)).toEqual([]);
     expect(readFileSync(join(root, 'deploy/cloudrun/prod/tda-orchestrator.yaml'), 'utf8')).toBe(
-      renderDeployFiles([
-        {
-          profile: 'dev',
-          project: 'acme-tda-dev',
-          region: 'europe-west1',
-          pubsubPrefix: 'tda',
-          artifactsBucket: 'acme-tda-dev-tda-artifacts',
-          maxRunningRuns: 20,
-          llm: 'gemini-api',
-        },
-        {
-          profile: 'prod',
-          project: 'acme-tda-prod',
-          region: 'europe-west1',
-          pubsubPrefix: 'tda',
-          artifactsBucket: 'acme-tda-prod-tda-artifacts',
-          maxRunningRuns: 50,
-          llm: 'gemini-api',
-        },
-      ]).get('deploy/cloudrun/prod/tda-orchestrator.yaml'),
+      renderDeployFiles(
+        [
+          {
+            profile: 'dev',
+            project: 'acme-tda-dev',
+            region: 'europe-west1',
+            pubsubPrefix: 'tda',
+            artifactsBucket: 'acme-tda-dev-tda-artifacts',
+            maxRunningRuns: 20,
+            llm: 'gemini-api',
+          },
+          {
+            profile: 'prod',
+            project: 'acme-tda-prod',
+            region: 'europe-west1',
+            pubsubPrefix: 'tda',
+            artifactsBucket: 'acme-tda-prod-tda-artifacts',
+            maxRunningRuns: 50,
+            llm: 'gemini-api',
+          },
+        ],
+        '24.21.0',
+      ).get('deploy/cloudrun/prod/tda-orchestrator.yaml'),
     );
 
     expect(writeDeployFiles(root)).toEqual({
@@ -88,6 +96,31 @@ describe('writeDeployFiles / checkDeployFiles', () => {
     expect(checkDeployFiles(root)).toEqual([]);
   });
 
+  it('renders each service Dockerfile and project.json from the model and the pinned Node', () => {
+    writeDeployFiles(root);
+    const dockerfile = readFileSync(join(root, 'services/worker-chart-export/Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('ARG SERVICE=worker-chart-export');
+    expect(dockerfile.match(/^FROM node:24\.21\.0-bookworm-slim/gm)).toHaveLength(2);
+    const project = JSON.parse(
+      readFileSync(join(root, 'services/worker-chart-export/project.json'), 'utf8'),
+    ) as { targets: { build: { options: { runtimeDependencies: string[] } } } };
+    expect(project.targets.build.options.runtimeDependencies).toContain('dejavu-fonts-ttf');
+
+    // A Node bump re-renders every Dockerfile and nothing else.
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ devDependencies: { node: '24.22.0' } }),
+    );
+    expect(checkDeployFiles(root)).toEqual(
+      SERVICE_DEPLOYMENTS.map((s) => ({
+        path: `services/${s.project}/Dockerfile`,
+        problem: 'stale',
+      })),
+    );
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ devDependencies: { node: '^24' } }));
+    expect(() => checkDeployFiles(root)).toThrow(/pin the node devDependency/);
+  });
+
   it('reports and removes manifests of a profile that is gone', () => {
     writeDeployFiles(root);
     setEnvironments({ dev: ENVIRONMENTS.dev });
@@ -109,6 +142,6 @@ describe('writeDeployFiles / checkDeployFiles', () => {
     expect(() => checkDeployFiles(root)).toThrow(InfraError);
     rmSync(join(root, 'deploy/environments.json'));
     expect(() => writeDeployFiles(root)).toThrow(/cannot read deploy\/environments.json/);
-    expect(() => renderDeployFiles([])).toThrow(InfraError);
+    expect(() => renderDeployFiles([], '24.21.0')).toThrow(InfraError);
   });
 });

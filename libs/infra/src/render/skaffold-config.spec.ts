@@ -26,7 +26,7 @@ const environments: DeployEnvironment[] = [
 ];
 
 describe('skaffold.yaml', () => {
-  const rendered = renderDeployFiles(environments).get('skaffold.yaml') ?? '';
+  const rendered = renderDeployFiles(environments, '24.21.0').get('skaffold.yaml') ?? '';
   const config = parse(rendered) as SkaffoldConfig;
 
   it('is the rendered skaffoldConfig, in schema v4beta14, building linux/amd64 tagged by commit', () => {
