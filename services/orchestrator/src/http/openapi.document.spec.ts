@@ -1,4 +1,7 @@
 import { readSchema } from '@tda/contracts/testing';
+import { STEP_TYPE_DESCRIPTORS } from '@tda/step-types';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, OPENAPI_SCHEMAS } from './openapi.document';
 
@@ -63,5 +66,27 @@ describe('OpenAPI document', () => {
     );
     expect(refs.length).toBeGreaterThan(5);
     for (const name of refs) expect(Object.keys(OPENAPI_SCHEMAS)).toContain(name);
+  });
+
+  it('documents the inputs and artifact contract of every described step type', () => {
+    const root = resolve(__dirname, '../../../..');
+    for (const [component, contractOf] of [
+      ['StepInputs', (d: (typeof STEP_TYPE_DESCRIPTORS)[number]) => d.inputsContract],
+      ['StepArtifact', (d: (typeof STEP_TYPE_DESCRIPTORS)[number]) => d.artifact.contract],
+    ] as const) {
+      const schema = OPENAPI_SCHEMAS[component] as {
+        description: string;
+        'x-tda-contracts': Record<string, string>;
+      };
+      expect(Object.keys(schema['x-tda-contracts'])).toEqual(
+        STEP_TYPE_DESCRIPTORS.map((d) => d.stepType),
+      );
+      for (const descriptor of STEP_TYPE_DESCRIPTORS) {
+        const file = `contracts/${contractOf(descriptor)}.schema.json`;
+        expect(schema['x-tda-contracts'][descriptor.stepType]).toBe(file);
+        expect(schema.description).toContain(`${file} (${descriptor.stepType})`);
+        expect(existsSync(resolve(root, file)), file).toBe(true);
+      }
+    }
   });
 });

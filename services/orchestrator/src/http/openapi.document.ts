@@ -14,6 +14,7 @@ import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
+import { artifactContractsPhrase, STEP_TYPE_OPENAPI_SCHEMAS } from './step-types.openapi';
 import {
   COMMON_ERRORS,
   error,
@@ -117,6 +118,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
             status: { type: 'string', enum: [...STEP_STATUSES] },
             dependsOn: { type: 'array', items: { type: 'string' } },
             attempt: { type: 'integer' },
+            inputs: ref('StepInputs'),
           },
         },
       },
@@ -145,11 +147,6 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
       summary: { type: 'string' },
     },
   },
-  StepArtifact: {
-    type: 'object',
-    description:
-      'A primary step artifact as stored: contracts/ohlcv_export.schema.json (OHLCV_EXPORT), charts_manifest.schema.json (CHART_EXPORT) or llm_report_file.schema.json (LLM_REPORT).',
-  },
   FlowList: {
     type: 'object',
     required: ['flows'],
@@ -164,6 +161,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     },
   },
+  ...STEP_TYPE_OPENAPI_SCHEMAS,
   ...ADMIN_RECONCILE_SCHEMAS,
   ...RECOVERY_OPENAPI_SCHEMAS,
 };
@@ -297,7 +295,7 @@ export function buildOpenApiDocument(): Json {
           responses: {
             '200': json(
               ref('StepArtifact'),
-              'The artifact JSON (ohlcv_export, charts_manifest or llm_report_file contract, by step type)',
+              `The artifact JSON (${artifactContractsPhrase()} contract, by step type)`,
             ),
             '400': error('INVALID_REQUEST: malformed runId or stepId'),
             '404': error('NOT_FOUND: no such run or step'),
