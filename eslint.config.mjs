@@ -178,6 +178,22 @@ export default tseslint.config(
     },
   },
   {
+    // One coded error base (DESIGN.md §6): every error family extends TdaError, so every edge maps
+    // any of them by code. Tests and testing helpers may throw plain errors.
+    files: ['libs/**/*.ts', 'services/**/*.ts'],
+    ignores: [...testFiles, 'libs/contracts/src/tda-error.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            ':matches(ClassDeclaration, ClassExpression)[superClass.name=/^(Error|TypeError|RangeError)$/]',
+          message: 'errors extend TdaError (@tda/contracts): a code, retryable, details, cause',
+        },
+      ],
+    },
+  },
+  {
     // Tools and tests may print; they are not services.
     files: ['tools/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -98,4 +98,25 @@ describe('module boundaries (DESIGN.md §1)', () => {
     );
     expect(errors).toEqual([]);
   });
+
+  it('makes every production error class extend TdaError', async () => {
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-syntax',
+    });
+    const lint = async (filePath: string, source: string) => {
+      const [result] = await eslint.lintText(source, { filePath: resolve(root, filePath) });
+      return result?.messages.map((m) => m.message) ?? [];
+    };
+    const plain = 'export class OopsError extends Error {}\n';
+    expect(await lint('services/cli/src/error-fixture.ts', plain)).toEqual([
+      expect.stringMatching(/errors extend TdaError/),
+    ]);
+    expect(await lint('libs/flow-engine/src/error-fixture.ts', plain)).toHaveLength(1);
+    const coded =
+      "import { TdaError } from '@tda/contracts';\nexport class OopsError extends TdaError {}\n";
+    expect(await lint('libs/flow-engine/src/error-fixture.ts', coded)).toEqual([]);
+    expect(await lint('libs/flow-engine/src/error-fixture.spec.ts', plain)).toEqual([]);
+  });
 });

@@ -1,15 +1,31 @@
-import type { FlowRun, TriggerRequest } from '@tda/contracts';
+import {
+  ERROR_CODES,
+  TdaError,
+  type ErrorCode,
+  type FlowRun,
+  type TriggerRequest,
+} from '@tda/contracts';
 
-/** An error response of the TDA API ({code, message, details}) or a transport failure. */
-export class ApiError extends Error {
+function isErrorCode(value: unknown): value is ErrorCode {
+  return (ERROR_CODES as readonly unknown[]).includes(value);
+}
+
+/**
+ * An error response of the TDA API ({code, message, details}) or a transport failure (status
+ * 0). A body without a known code (a proxy's HTML page, say) is INTERNAL_ERROR.
+ */
+export class ApiError extends TdaError {
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: unknown,
     message: string,
-    readonly details?: unknown,
+    details?: unknown,
   ) {
-    super(message);
-    this.name = 'ApiError';
+    super(isErrorCode(code) ? code : 'INTERNAL_ERROR', message, {
+      ...(typeof details === 'object' && details !== null && !Array.isArray(details)
+        ? { details: details as Record<string, unknown> }
+        : {}),
+    });
   }
 }
 
@@ -175,7 +191,7 @@ export class ApiClient {
       const err = (parsed ?? {}) as { code?: unknown; message?: unknown; details?: unknown };
       throw new ApiError(
         response.status,
-        typeof err.code === 'string' ? err.code : 'INTERNAL_ERROR',
+        err.code,
         typeof err.message === 'string' ? err.message : `HTTP ${response.status}`,
         err.details,
       );

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostPortSchema, loadConfig, type EnvSource } from '@tda/config';
 import { z } from 'zod';
+import { CliError } from './cli-error';
 
 export const cliConfigSchema = z.object({
   TDA_API_URL: z.string().url().optional(),
@@ -60,13 +61,17 @@ export function resolveApiTarget(env?: EnvSource): ApiTarget {
   try {
     local = JSON.parse(readFileSync(file, 'utf8')) as { url?: unknown; token?: unknown };
   } catch {
-    throw new Error(
+    throw new CliError(
+      'INVALID_REQUEST',
       `no API configured: set TDA_API_URL and TDA_API_TOKEN, or start the local stack with ` +
         `\`npm start\` (it writes ${file})`,
     );
   }
   if (typeof local.url !== 'string' || typeof local.token !== 'string') {
-    throw new Error(`${file} is not a local API description; restart \`npm start\``);
+    throw new CliError(
+      'INVALID_REQUEST',
+      `${file} is not a local API description; restart \`npm start\``,
+    );
   }
   return {
     baseUrl: config.TDA_API_URL ?? local.url,
@@ -92,7 +97,10 @@ export function resolveFirestoreTarget(
   const config = loadConfig('tda-cli', cliConfigSchema, env);
   const projectId = flags.project ?? config.GOOGLE_CLOUD_PROJECT;
   if (projectId === undefined || projectId === '') {
-    throw new Error('no Google Cloud project: pass --project <id> or set GOOGLE_CLOUD_PROJECT');
+    throw new CliError(
+      'INVALID_REQUEST',
+      'no Google Cloud project: pass --project <id> or set GOOGLE_CLOUD_PROJECT',
+    );
   }
   return {
     projectId,

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { EnvSource } from '@tda/config';
-import type { FlowRun, TriggerRequest } from '@tda/contracts';
+import { isTdaError, type FlowRun, type TriggerRequest } from '@tda/contracts';
 import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
@@ -34,7 +34,9 @@ function print(io: CliIo, lines: string[] | string): void {
 
 function parseLimit(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new Error('--limit must be 1..100');
+  if (!Number.isInteger(n) || n < 1 || n > 100) {
+    throw new CliError('INVALID_REQUEST', '--limit must be 1..100');
+  }
   return n;
 }
 
@@ -320,6 +322,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
       }
       if (failures.length > 0) {
         throw new ReportError(
+          'UPSTREAM_UNAVAILABLE',
           `${failures.length} of ${selection.stepIds.length} report(s) could not be shown:\n  ${failures.join('\n  ')}`,
         );
       }
@@ -481,11 +484,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(
         `error ${error.code}${error.status > 0 ? ` (HTTP ${error.status})` : ''}: ${error.message}\n`,
       );
-      if (error.details !== undefined)
+      if (Object.keys(error.details).length > 0) {
         io.stderr.write(`${JSON.stringify(error.details, null, 2)}\n`);
+      }
       return 1;
     }
-    if (error instanceof CliError) {
+    if (isTdaError(error)) {
       io.stderr.write(`error ${error.code}: ${error.message}\n`);
       return 1;
     }

@@ -169,7 +169,7 @@ describe('tda infra apply (Pub/Sub emulator)', () => {
     );
     expect(code).toBe(1);
     expect(err.join('')).toMatch(
-      /^error: project not-listed-1 is not in deploy\/environments.json/,
+      /^error INVALID_REQUEST: project not-listed-1 is not in deploy\/environments.json/,
     );
   });
 

@@ -117,7 +117,9 @@ describe('environment selection', () => {
       deploySearchFrom: [join(dir, 'deploy', 'nested')],
     });
     expect(await runCli(['infra', 'apply', '--dry-run'], io({}))).toBe(1);
-    expect(err.join('')).toBe('error: pass exactly one of --project <id> or --profile <name>\n');
+    expect(err.join('')).toBe(
+      'error INVALID_REQUEST: pass exactly one of --project <id> or --profile <name>\n',
+    );
     err.length = 0;
     expect(
       await runCli(

@@ -130,7 +130,7 @@ describe('tda llm seed', () => {
     });
     expect(code).toBe(1);
     expect(err.join('')).toBe(
-      'error: no Google Cloud project: pass --project <id> or set GOOGLE_CLOUD_PROJECT\n',
+      'error INVALID_REQUEST: no Google Cloud project: pass --project <id> or set GOOGLE_CLOUD_PROJECT\n',
     );
     expect(out).toEqual([]);
   });

@@ -1,14 +1,9 @@
-import { validate, type FlowRun, type LlmReportFile } from '@tda/contracts';
+import { TdaError, validate, type FlowRun, type LlmReportFile } from '@tda/contracts';
 import { reusedFromOf, stepOf, topologicalOrder } from '@tda/flow-engine';
 import { ApiError, type ApiClient } from './api-client';
 
-/** `tda report` cannot show what was asked for; printed as one `error: ...` line, exit 1. */
-export class ReportError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReportError';
-  }
-}
+/** `tda report` cannot show what was asked for; printed as one `error <CODE>: ...` line, exit 1. */
+export class ReportError extends TdaError {}
 
 export interface ReportSelection {
   /** LLM_REPORT steps to show, dependencies first (a 1w report after the 1M one it builds on). */
@@ -32,14 +27,17 @@ function describeStatus(run: FlowRun, stepId: string): string {
 export function selectReportSteps(run: FlowRun, stepId?: string): ReportSelection {
   if (stepId !== undefined) {
     const step = stepOf(run, stepId);
-    if (step === undefined) throw new ReportError(`run ${run.runId} has no step ${stepId}`);
+    if (step === undefined)
+      throw new ReportError('NOT_FOUND', `run ${run.runId} has no step ${stepId}`);
     if (step.stepType !== 'LLM_REPORT') {
       throw new ReportError(
+        'INVALID_REQUEST',
         `step ${stepId} has type ${step.stepType}; tda report shows LLM_REPORT steps (tda get ${run.runId} lists them)`,
       );
     }
     if (step.status !== 'SUCCEEDED') {
       throw new ReportError(
+        'CONFLICT',
         `step ${describeStatus(run, stepId)}: its report exists once the step SUCCEEDED`,
       );
     }
@@ -49,12 +47,13 @@ export function selectReportSteps(run: FlowRun, stepId?: string): ReportSelectio
     (id) => stepOf(run, id)?.stepType === 'LLM_REPORT',
   );
   if (reports.length === 0) {
-    throw new ReportError(`run ${run.runId} (${run.flowKey}) has no LLM_REPORT steps`);
+    throw new ReportError('NOT_FOUND', `run ${run.runId} (${run.flowKey}) has no LLM_REPORT steps`);
   }
   const succeeded = reports.filter((id) => stepOf(run, id)?.status === 'SUCCEEDED');
   const skipped = reports.filter((id) => !succeeded.includes(id));
   if (succeeded.length === 0) {
     throw new ReportError(
+      'CONFLICT',
       `run ${run.runId} (${run.status}) has no succeeded LLM report yet: ${skipped
         .map((id) => describeStatus(run, id))
         .join(', ')}`,

@@ -177,7 +177,7 @@ describe('tda report', () => {
     runs.set(running.runId, running);
     expect(await runCli(['report', running.runId], io())).toBe(1);
     expect(stderr()).toBe(
-      `error: run ${running.runId} (RUNNING) has no succeeded LLM report yet: ${M1}: RUNNING, ${W1}: PENDING\n`,
+      `error CONFLICT: run ${running.runId} (RUNNING) has no succeeded LLM report yet: ${M1}: RUNNING, ${W1}: PENDING\n`,
     );
     expect(stdout()).toBe('');
     expect(urls()).toEqual([`/runs/${running.runId}`]);
@@ -213,7 +213,7 @@ describe('tda report', () => {
     expect(await runCli(['report', flow1.runId], io())).toBe(1);
     expect(stdout()).toContain(report1M.output.summary.markdown);
     expect(stdout()).not.toContain(W1);
-    expect(stderr()).toContain('error: 1 of 2 report(s) could not be shown:');
+    expect(stderr()).toContain('error UPSTREAM_UNAVAILABLE: 1 of 2 report(s) could not be shown:');
     expect(stderr()).toContain(`${W1}: the artifact is not a valid llm_report_file: /output`);
 
     err = [];

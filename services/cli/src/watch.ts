@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FlowRun } from '@tda/contracts';
 import type { ApiClient } from './api-client';
+import { CliError } from './cli-error';
 import { isTerminalRun, renderRun } from './run-view';
 
 export interface WatchOptions {
@@ -42,7 +43,7 @@ export async function watchRun(
     }
     if (isTerminalRun(run)) return run;
     if (Date.now() > deadline) {
-      throw new Error(`run ${runId} is still ${run.status} after the watch timeout`);
+      throw new CliError('CONFLICT', `run ${runId} is still ${run.status} after the watch timeout`);
     }
     if (options.signal?.aborted === true) return run;
     await sleep(interval, undefined, options.signal ? { signal: options.signal } : undefined).catch(
