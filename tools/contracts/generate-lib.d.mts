@@ -7,3 +7,6 @@ export declare function loadSchemas(): {
   schema: Record<string, unknown>;
 }[];
 export declare function generate(): Promise<Record<string, string>>;
+export declare function stepInputsSelection(
+  schemas: ReturnType<typeof loadSchemas>,
+): { stepType: string; name: string; title: string }[];

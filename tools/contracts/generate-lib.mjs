@@ -245,7 +245,19 @@ export function stepInputsSelection(schemas) {
     if (!stepTypes.includes(stepType) || target === undefined) {
       throw new Error(`FlowStep allOf: cannot read the inputs selection ${JSON.stringify(branch)}`);
     }
+    if (selection.some((s) => s.stepType === stepType)) {
+      throw new Error(`FlowStep allOf selects inputs for ${stepType} twice`);
+    }
     selection.push({ stepType, name: target.name, title: target.schema.title });
+  }
+  // A step type's inputs contract is <step_type>_inputs: one that nothing selects is a forgotten edit.
+  for (const { name } of schemas) {
+    const stepType = name.endsWith('_inputs') ? name.slice(0, -'_inputs'.length).toUpperCase() : '';
+    if (stepType !== '' && !selection.some((s) => s.name === name && s.stepType === stepType)) {
+      throw new Error(
+        `contracts/${name}.schema.json is not selected for ${stepType} in flow_run.schema.json FlowStep allOf`,
+      );
+    }
   }
   return selection.sort((a, b) => stepTypes.indexOf(a.stepType) - stepTypes.indexOf(b.stepType));
 }

@@ -208,7 +208,7 @@ function llmRole(environment: DeployEnvironment): ResourceRole {
  * scales to zero) or a Worker Pool pulling its subscription (always on, for long steps), with
  * the env, secrets and roles of what it needs.
  */
-function stepWorker(descriptor: AnyStepTypeDescriptor): ServiceDeployment {
+export function stepWorkerDeployment(descriptor: AnyStepTypeDescriptor): ServiceDeployment {
   const { service: project, stepType, deploy } = descriptor;
   const name = `tda-${project}`;
   const llm = deploy.needs?.includes('llm') === true;
@@ -318,7 +318,7 @@ const ORCHESTRATOR: ServiceDeployment = {
 
 export const SERVICE_DEPLOYMENTS: readonly ServiceDeployment[] = [
   ORCHESTRATOR,
-  ...STEP_TYPE_DESCRIPTORS.map(stepWorker),
+  ...STEP_TYPE_DESCRIPTORS.map(stepWorkerDeployment),
 ];
 
 export function serviceDeployment(project: DeployableService): ServiceDeployment {

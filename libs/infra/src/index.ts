@@ -7,5 +7,7 @@ export * from './gcp/identity';
 export * from './render/cloud-run-manifest';
 export * from './render/skaffold-config';
 export * from './render/deploy-files';
+export * from './render/service-files';
+export * from './render/deploy-readme';
 export * from './gcp/platform';
 export * from './infra-apply';

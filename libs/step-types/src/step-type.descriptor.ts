@@ -66,7 +66,8 @@ export interface WorkerDeploySpec {
  * the README tables.
  */
 export interface StepTypeDescriptor<
-  T extends TypedStepType = TypedStepType,
+  T extends StepType = StepType,
+  I = T extends TypedStepType ? StepInputsByType[T] : unknown,
   A = unknown,
   U extends Readonly<Record<string, UpstreamDeclaration>> = Readonly<
     Record<string, UpstreamDeclaration>
@@ -78,7 +79,8 @@ export interface StepTypeDescriptor<
   readonly description: string;
   /** contracts/<inputs>.schema.json, the one flow_run selects for stepType. */
   readonly inputsContract: string;
-  readonly inputs: (data: unknown) => ValidationResult<StepInputsByType[T]>;
+  /** Its generated validator (`validate.<stepType>Inputs`): the handler's inputs type is its. */
+  readonly inputs: (data: unknown) => ValidationResult<I>;
   readonly artifact: ArtifactContract<A>;
   readonly upstream: U;
   /** Timeout, attempts, lease, heartbeat, in-process retries (seed 004 defaults unless said). */
@@ -88,7 +90,8 @@ export interface StepTypeDescriptor<
 
 /** Any descriptor, whatever its types (registries, the harness's upstream lookups). */
 export type AnyStepTypeDescriptor = StepTypeDescriptor<
-  TypedStepType,
+  StepType,
+  unknown,
   unknown,
   Readonly<Record<string, UpstreamDeclaration>>
 >;
@@ -101,10 +104,11 @@ const SERVICE_NAME = /^worker-[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
  * that is not an NX project / Cloud Run name, a Service without its request settings.
  */
 export function defineStepType<
-  const T extends TypedStepType,
+  const T extends StepType,
+  I,
   A,
   const U extends Readonly<Record<string, UpstreamDeclaration>>,
->(descriptor: StepTypeDescriptor<T, A, U>): StepTypeDescriptor<T, A, U> {
+>(descriptor: StepTypeDescriptor<T, I, A, U>): StepTypeDescriptor<T, I, A, U> {
   const where = `step type ${descriptor.stepType}`;
   if (!SERVICE_NAME.test(descriptor.service)) {
     throw new Error(`${where}: service '${descriptor.service}' is not worker-<kebab-case>`);

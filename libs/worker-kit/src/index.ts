@@ -9,7 +9,6 @@ export * from './artifact-writer';
 export * from './lease-keeper';
 export * from './harness/step-harness';
 export * from './retry';
-export * from '@tda/step-types';
 export * from './step-harness.registry';
 export * from './worker.module';
 export * from './worker-microservice.factory';

@@ -1,5 +1,5 @@
 import type { ArtifactStore } from '@tda/artifacts';
-import type { ErrorCode, FlowRun, FlowStep, StepInputsByType } from '@tda/contracts';
+import type { ErrorCode, FlowRun, FlowStep, ValidationResult } from '@tda/contracts';
 import type {
   AnyStepTypeDescriptor,
   ArtifactContract,
@@ -71,8 +71,12 @@ export function callRecover(
 export type ArtifactOfDescriptor<D extends AnyStepTypeDescriptor> =
   D['artifact'] extends ArtifactContract<infer A> ? A : unknown;
 
-/** The inputs type of a descriptor's step type. */
-export type InputsOf<D extends AnyStepTypeDescriptor> = StepInputsByType[D['stepType']];
+/** The inputs type of a descriptor: what its inputs validator returns. */
+export type InputsOf<D extends AnyStepTypeDescriptor> = D['inputs'] extends (
+  data: unknown,
+) => ValidationResult<infer I>
+  ? I
+  : never;
 
 /** An artifact the harness read and validated (the upstream of a step, or its own on recovery). */
 export interface ExistingArtifact<A> {

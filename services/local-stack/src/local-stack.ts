@@ -10,12 +10,12 @@ import type { MessageBroker } from '@tda/messaging';
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
+import { type WorkerStepType } from '@tda/step-types';
 import {
   composeWorker,
   type AnyStepHandler,
   type ComposedWorker,
   type StepHarnessPolicy,
-  type WorkerStepType,
 } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 import { LOCAL_WORKERS } from './local-workers';

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { STEP_TYPES } from '@tda/contracts';
-import { STEP_TYPE_DESCRIPTORS } from '@tda/worker-kit';
+import { STEP_TYPES, STEP_TYPES_WITH_INPUTS } from '@tda/contracts';
+import { STEP_TYPE_DESCRIPTORS } from '@tda/step-types';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_WORKERS } from './local-workers';
 
@@ -26,6 +26,16 @@ describe('step types, descriptors and workers agree (one definition per step typ
     expect(new Set(STEP_TYPE_DESCRIPTORS.map((d) => d.stepType)).size).toBe(
       STEP_TYPE_DESCRIPTORS.length,
     );
+  });
+
+  it('a step type has an inputs contract exactly when it has a descriptor, named after it', () => {
+    expect(STEP_TYPE_DESCRIPTORS.map((d) => d.stepType)).toEqual([...STEP_TYPES_WITH_INPUTS]);
+    for (const descriptor of STEP_TYPE_DESCRIPTORS) {
+      expect(descriptor.inputsContract).toBe(`${descriptor.stepType.toLowerCase()}_inputs`);
+      expect(descriptor.service).toBe(
+        `worker-${descriptor.stepType.toLowerCase().replaceAll('_', '-')}`,
+      );
+    }
   });
 
   it("each worker's main runs its own definition, the one npm start composes", () => {

@@ -15,8 +15,8 @@ import {
   type OhlcvCandle,
 } from '@tda/contracts';
 import { applyPatch, stepPatch } from '@tda/flow-engine';
+import { CHART_EXPORT_STEP } from '@tda/step-types';
 import {
-  CHART_EXPORT_STEP,
   StepInputError,
   type ExistingArtifact,
   type StepContext,

@@ -12,8 +12,8 @@ import type {
   ChartRequest,
   ChartsManifest,
 } from '@tda/contracts';
+import { CHART_EXPORT_STEP } from '@tda/step-types';
 import {
-  CHART_EXPORT_STEP,
   StepInputError,
   type ExistingArtifact,
   type StepArtifact,

@@ -1,4 +1,5 @@
-import { CHART_EXPORT_STEP, defineWorker } from '@tda/worker-kit';
+import { CHART_EXPORT_STEP } from '@tda/step-types';
+import { defineWorker } from '@tda/worker-kit';
 import { chartExportConfigSchema } from './config';
 import { createChartExportHandler } from './chart-export.factory';
 

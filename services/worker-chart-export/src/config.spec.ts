@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
-import { CHART_EXPORT_STEP } from '@tda/worker-kit';
+import { CHART_EXPORT_STEP } from '@tda/step-types';
 import { describe, expect, it } from 'vitest';
 import { createChartExportHandler } from './chart-export.factory';
 import { chartExportWorker } from './chart-export.worker';

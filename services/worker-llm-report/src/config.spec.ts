@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
-import { LLM_REPORT_STEP } from '@tda/worker-kit';
+import { LLM_REPORT_STEP } from '@tda/step-types';
 import { describe, expect, it } from 'vitest';
 import { llmReportHarnessPolicy, type LlmReportConfig } from './config';
 import { llmReportWorker } from './llm-report.worker';

@@ -1,6 +1,7 @@
 import { refineGoogleBackend } from '@tda/config';
 import { llmEnv } from '@tda/llm';
-import { LLM_REPORT_STEP, refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
+import { LLM_REPORT_STEP } from '@tda/step-types';
+import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
 import { z } from 'zod';
 
 /** The LLM_REPORT step timeout of its descriptor's policy (seed 002: 780 s). */

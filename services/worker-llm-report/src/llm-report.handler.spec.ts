@@ -9,7 +9,8 @@ import {
   type LlmClient,
 } from '@tda/llm';
 import { jsonResponse, ScriptedLlmClient, textResponse, validReportOutput } from '@tda/llm/testing';
-import { LLM_REPORT_STEP, StepError, StepInputError } from '@tda/worker-kit';
+import { LLM_REPORT_STEP } from '@tda/step-types';
+import { StepError, StepInputError } from '@tda/worker-kit';
 import { requireHandlerContext } from '@tda/worker-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { executionMetadataOf, serializeReport } from './llm-report-file';

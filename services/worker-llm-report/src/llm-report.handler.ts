@@ -1,8 +1,8 @@
 import { stepIdTimeframe } from '@tda/flow-engine';
 import { validate, type LlmReportFile, type Timeframe } from '@tda/contracts';
 import type { LlmStepRuntime } from '@tda/llm';
+import { LLM_REPORT_STEP } from '@tda/step-types';
 import {
-  LLM_REPORT_STEP,
   StepError,
   StepInputError,
   type ExistingArtifact,

@@ -1,5 +1,6 @@
 import { LlmStepRuntime, type LlmStepRuntimeOptions } from '@tda/llm';
-import { defineWorker, LLM_REPORT_STEP } from '@tda/worker-kit';
+import { LLM_REPORT_STEP } from '@tda/step-types';
+import { defineWorker } from '@tda/worker-kit';
 import { llmReportConfigSchema, llmReportHarnessPolicy } from './config';
 import { createLlmReportRuntime } from './llm-report.factory';
 import { LlmReportHandler } from './llm-report.handler';

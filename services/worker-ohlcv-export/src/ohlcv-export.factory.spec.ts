@@ -2,7 +2,7 @@ import { InMemoryArtifactStore } from '@tda/artifacts';
 import { loadConfig, type EnvSource } from '@tda/config';
 import { makeRun } from '@tda/flow-engine/testing';
 import type { CcxtExchangeLike } from '@tda/market-data';
-import { OHLCV_EXPORT_STEP } from '@tda/worker-kit';
+import { OHLCV_EXPORT_STEP } from '@tda/step-types';
 import { requireHandlerContext } from '@tda/worker-kit/testing';
 import { describe, expect, it } from 'vitest';
 import type { OhlcvExportConfig } from './config';

@@ -23,13 +23,8 @@ import {
   type CcxtExchangeLike,
   type FetchCandlesRequest,
 } from '@tda/market-data';
-import {
-  OHLCV_EXPORT_STEP,
-  StepError,
-  StepInputError,
-  type StepContext,
-  type StepHeartbeat,
-} from '@tda/worker-kit';
+import { OHLCV_EXPORT_STEP } from '@tda/step-types';
+import { StepError, StepInputError, type StepContext, type StepHeartbeat } from '@tda/worker-kit';
 import { handlerContext, requireHandlerContext } from '@tda/worker-kit/testing';
 import { RateLimitExceeded } from 'ccxt';
 import { describe, expect, it } from 'vitest';

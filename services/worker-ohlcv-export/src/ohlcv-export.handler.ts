@@ -9,8 +9,8 @@ import {
   type CandleSource,
   type IncompleteBucketPolicy,
 } from '@tda/market-data';
+import { OHLCV_EXPORT_STEP } from '@tda/step-types';
 import {
-  OHLCV_EXPORT_STEP,
   StepError,
   StepInputError,
   type ExistingArtifact,

@@ -1,4 +1,5 @@
-import { defineWorker, OHLCV_EXPORT_STEP } from '@tda/worker-kit';
+import { OHLCV_EXPORT_STEP } from '@tda/step-types';
+import { defineWorker } from '@tda/worker-kit';
 import { ohlcvExportConfigSchema } from './config';
 import { createOhlcvExportHandler, type OhlcvExportOverrides } from './ohlcv-export.factory';
 

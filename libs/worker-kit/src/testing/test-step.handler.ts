@@ -20,6 +20,7 @@ function isTestArtifact(value: unknown): value is TestArtifact {
 
 export type TestStepDescriptor<T extends TypedStepType = TypedStepType> = StepTypeDescriptor<
   T,
+  StepInputsByType[T],
   TestArtifact,
   Record<string, never>
 >;
