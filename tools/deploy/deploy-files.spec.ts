@@ -408,27 +408,7 @@ function markdownTableRows(path: string): string[][] {
 describe('deploy/README.md', () => {
   const rows = markdownTableRows('deploy/README.md');
 
-  it('states each service’s Cloud Run kind, ingress and reason as the model does', () => {
-    for (const s of SERVICE_DEPLOYMENTS) {
-      expect(rows).toContainEqual([s.name, s.kind, s.ingress, s.why]);
-    }
-  });
-
-  it('has the model’s sizing', () => {
-    for (const s of SERVICE_DEPLOYMENTS) {
-      expect(rows).toContainEqual([
-        s.name,
-        s.cpu,
-        s.memory,
-        s.concurrency === undefined ? '—' : String(s.concurrency),
-        s.timeoutSeconds === undefined ? '—' : `${s.timeoutSeconds} s`,
-        s.kind === 'WorkerPool'
-          ? `${s.minInstances} (manual)`
-          : `${s.minInstances}–${s.maxInstances}`,
-        s.cpuAlwaysAllocated ? 'yes' : 'no',
-      ]);
-    }
-  });
+  // The kind, sizing and roles tables are generated from the model (tools/docs/readme.spec.ts).
 
   // What depends on the environment's `llm` is listed for every provider (marked in the table).
   const variants = (): DeployEnvironment[] => {
@@ -436,18 +416,6 @@ describe('deploy/README.md', () => {
     if (environment === undefined) throw new Error('no environment');
     return LLM_PROVIDERS.map((llm) => ({ ...environment, llm }));
   };
-
-  it('lists every role of every service account with the model’s reason, and nothing else', () => {
-    const expected = variants().flatMap((environment) =>
-      SERVICE_DEPLOYMENTS.flatMap((s) =>
-        s.roles(environment).map((r) => `${s.name} ${r.role} ${r.reason}`),
-      ),
-    );
-    const roleRows = rows
-      .filter((cells) => cells[1]?.startsWith('roles/') === true && cells.length === 4)
-      .map(([account, role, , reason]) => `${account} ${role} ${reason}`);
-    expect([...new Set(roleRows)].sort()).toEqual([...new Set(expected)].sort());
-  });
 
   it('names every secret with the env variable and service that read it', () => {
     for (const environment of variants()) {

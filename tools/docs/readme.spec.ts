@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { deploymentKindTable, deploymentRolesTable, deploymentSizingTable } from '@tda/infra';
 import { stepPolicyTable } from '@tda/step-types';
 import * as prettier from 'prettier';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,10 @@ const root = resolve(__dirname, '../..');
  * (then `git diff` shows what changed).
  */
 const BLOCKS: ReadonlyArray<{ file: string; name: string; render: () => string }> = [
-  { file: 'README.md', name: 'step-policies', render: stepPolicyTable },
+  { file: 'README.md', name: 'step-policies', render: () => stepPolicyTable() },
+  { file: 'deploy/README.md', name: 'deploy-kinds', render: () => deploymentKindTable() },
+  { file: 'deploy/README.md', name: 'deploy-sizing', render: () => deploymentSizingTable() },
+  { file: 'deploy/README.md', name: 'deploy-roles', render: () => deploymentRolesTable() },
 ];
 
 const WRITE = process.env['TDA_WRITE_DOCS'] === '1';
