@@ -173,7 +173,10 @@ async function startWorker<C extends WorkerServiceConfig, H extends AnyStepHandl
     return { ...handle, close: closeOnce(handle, runtime) };
   } catch (error) {
     await closeAll(undo).catch((cleanupError: unknown) => {
-      logger.warn({ error: describeError(cleanupError) }, 'cleanup after a failed boot failed');
+      logEvent(logger, 'warn', 'service_failed', {
+        stage: 'boot_cleanup',
+        error: describeError(cleanupError),
+      });
     });
     throw error;
   }

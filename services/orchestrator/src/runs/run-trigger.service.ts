@@ -166,8 +166,11 @@ export class RunTrigger {
       );
       return outcome.kind === 'not_found' ? run : outcome.run;
     } catch (error) {
-      this.logger.warn(
-        { runId: run.runId, error: describeError(error) },
+      logEvent(
+        this.logger,
+        'warn',
+        'dispatch_failed',
+        { runId: run.runId, cause: 'idempotent_replay', error: describeError(error) },
         'advance on idempotent replay failed; the reconciler will retry',
       );
       return run;
