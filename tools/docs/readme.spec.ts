@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deploymentKindTable, deploymentRolesTable, deploymentSizingTable } from '@tda/infra';
-import { stepPolicyTable } from '@tda/step-types';
+import { stepPolicyTable, type DocTable } from '@tda/step-types';
 import * as prettier from 'prettier';
 import { describe, expect, it } from 'vitest';
 
@@ -12,7 +12,7 @@ const root = resolve(__dirname, '../..');
  * A difference fails with the expected block; TDA_WRITE_DOCS=1 rewrites the README instead
  * (then `git diff` shows what changed).
  */
-const BLOCKS: ReadonlyArray<{ file: string; name: string; render: () => string }> = [
+const BLOCKS: ReadonlyArray<{ file: string; name: string; render: () => DocTable }> = [
   { file: 'README.md', name: 'step-policies', render: () => stepPolicyTable() },
   { file: 'deploy/README.md', name: 'deploy-kinds', render: () => deploymentKindTable() },
   { file: 'deploy/README.md', name: 'deploy-sizing', render: () => deploymentSizingTable() },
@@ -20,6 +20,12 @@ const BLOCKS: ReadonlyArray<{ file: string; name: string; render: () => string }
 ];
 
 const WRITE = process.env['TDA_WRITE_DOCS'] === '1';
+
+/** A Markdown table; prettier pads the columns afterwards. */
+function markdown({ head, rows }: DocTable): string {
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
 
 function blockPattern(name: string): RegExp {
   return new RegExp(`(<!-- generated:${name} -->\\n)([\\s\\S]*?)(<!-- /generated:${name} -->)`);
@@ -33,7 +39,7 @@ describe('generated README blocks', () => {
     expect(match, `${file} has no <!-- generated:${name} --> block`).not.toBeNull();
     const options = (await prettier.resolveConfig(path)) ?? {};
     // Blank lines around the table: how prettier leaves a table between two HTML comments.
-    const expected = `\n${await prettier.format(render(), { ...options, parser: 'markdown' })}\n`;
+    const expected = `\n${await prettier.format(markdown(render()), { ...options, parser: 'markdown' })}\n`;
     if (WRITE && match?.[2] !== expected) {
       writeFileSync(path, text.replace(blockPattern(name), `$1${expected}$3`));
       return;

@@ -1,21 +1,14 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { FlowStep, OhlcvExport, ValidationResult } from '@tda/contracts';
+import type { OhlcvExport, ValidationResult } from '@tda/contracts';
 import { loadExample } from '@tda/contracts/testing';
 import { DEFAULT_STEP_POLICY } from '@tda/flow-engine';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
-import {
-  cloudRunManifest,
-  dockerfileOf,
-  projectJsonOf,
-  stepWorkerDeployment,
-  type DeployEnvironment,
-} from '@tda/infra';
-import { BrokerPublisher } from '@tda/messaging';
+import { cloudRunManifest, dockerfileOf, projectJsonOf, stepWorkerDeployment } from '@tda/infra';
+import { testEnvironment } from '@tda/infra/testing';
 import { createMemoryLogger } from '@tda/observability';
 import { defineStepType, STEP_TYPE_DESCRIPTORS, stepPolicyTable } from '@tda/step-types';
-import { expectEventually } from '@tda/test-support';
 import {
   bootstrapWorker,
   defineWorker,
@@ -26,7 +19,7 @@ import {
   type StepResult,
   type WorkerServiceHandle,
 } from '@tda/worker-kit';
-import { memoryWorkerEnv } from '@tda/worker-kit/testing';
+import { deliverStep, memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -183,30 +176,17 @@ async function bootedWorker(): Promise<WorkerServiceHandle> {
 }
 
 async function runStep(handle: WorkerServiceHandle, inputs: Record<string, unknown>) {
-  const { store, broker, artifacts } = handle.backends;
+  const { store, artifacts } = handle.backends;
   const { run, ohlcvUri, ohlcv } = runWithIndicatorsReady(inputs);
   await store.create(run);
   await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcv)), {
     contentType: 'application/json',
   });
-  await new BrokerPublisher({
-    publisher: broker,
-    prefix: handle.config.TDA_PUBSUB_PREFIX,
-  }).publishStepReady({
+  const step = await deliverStep(handle, {
     runId: run.runId,
     stepId: STEP_ID,
     stepType: 'INDICATORS_ON_DEMAND',
-    attempt: 0,
-    dispatchedAt: new Date().toISOString(),
   });
-  let step: FlowStep | undefined;
-  await expectEventually(
-    async () => {
-      step = (await store.get(run.runId))?.run.steps[STEP_ID];
-      expect(['SUCCEEDED', 'FAILED']).toContain(step?.status);
-    },
-    { timeoutMs: 20_000 },
-  );
   return { step, ohlcv, artifacts };
 }
 
@@ -252,15 +232,7 @@ describe('a new step type: descriptor + inputs schema + handler + a few-line mai
       kind: 'Service',
       ingress: 'pubsub-push',
     });
-    const environment: DeployEnvironment = {
-      profile: 'dev',
-      project: 'acme-tda-dev',
-      region: 'europe-west1',
-      pubsubPrefix: 'tda',
-      artifactsBucket: 'acme-tda-dev-tda-artifacts',
-      maxRunningRuns: 20,
-      llm: 'gemini-api',
-    };
+    const environment = testEnvironment('dev');
     const manifest = cloudRunManifest(deployment, environment);
     expect(manifest.metadata.name).toBe('tda-worker-indicators-on-demand');
     expect(dockerfileOf(deployment.project, '24.21.0')).toContain(
@@ -270,9 +242,16 @@ describe('a new step type: descriptor + inputs schema + handler + a few-line mai
       name: 'worker-indicators-on-demand',
       tags: ['type:service'],
     });
-    expect(stepPolicyTable([INDICATORS_STEP])).toContain(
-      '| `INDICATORS_ON_DEMAND` | `worker-indicators-on-demand` | 120 s | 3 |',
-    );
+    expect(stepPolicyTable([INDICATORS_STEP]).rows).toEqual([
+      [
+        '`INDICATORS_ON_DEMAND`',
+        '`worker-indicators-on-demand`',
+        '120 s',
+        '3',
+        '60 s / 15 s',
+        '3 tries, 1 s / 2 s (cap 4 s)',
+      ],
+    ]);
   });
 
   it('the real workers are built the same way: each main.ts is a few lines', () => {

@@ -40,6 +40,17 @@ export function parseGcsUri(uri: string): ArtifactLocation {
   return { bucket, path };
 }
 
+/** Whether parseGcsUri accepts `value` (a type guard for URIs read from documents). */
+export function isGcsUri(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    parseGcsUri(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The inverse of parseGcsUri (validates too, so a formatted uri always parses). */
 export function formatGcsUri(location: ArtifactLocation): string {
   const uri = `gs://${location.bucket}/${location.path}`;

@@ -187,7 +187,11 @@ export function runValidator<T>(validator: CompiledValidator, data: unknown): Va
   return { ok: false, issues: toIssues(validator.errors, data) };
 }
 
-/** Thrown by the assert* helpers; carries the contract name, the issues and an error code. */
+/**
+ * A TdaError for data that violates a contract: built from a failed ValidationResult's issues,
+ * it keeps the contract name and the issues, names the first five in its message and details,
+ * and carries `code` (default INVALID_REQUEST).
+ */
 export class ContractViolationError extends TdaError {
   constructor(
     readonly contract: string,

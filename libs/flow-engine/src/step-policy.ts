@@ -11,7 +11,7 @@ export interface StepRetryPolicy {
 }
 
 /**
- * How one step type is executed and supervised (each step type's descriptor in @tda/worker-kit
+ * How one step type is executed and supervised (each step type's descriptor in @tda/step-types
  * holds one; DEFAULT_STEP_POLICY is seed 004's). The worker harness takes its defaults from it;
  * the claim records `timeoutMs` (as `steps.<id>.deadlineAt`) and `maxAttempts` in the run
  * document, so the reconciler decides step timeouts and reclaims without knowing any worker's
@@ -66,7 +66,7 @@ export function assertMaxAttemptsOption(maxAttempts: number | undefined): void {
 }
 
 /**
- * `base` (a step type's policy, from its descriptor in @tda/worker-kit) with `overrides` applied
+ * `base` (a step type's policy, from its descriptor in @tda/step-types) with `overrides` applied
  * field by field (undefined fields are ignored). Throws InvalidRequestError naming the field for a
  * policy that cannot work (non-positive timeout, heartbeat not shorter than the lease, ...).
  */

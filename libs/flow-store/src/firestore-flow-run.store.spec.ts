@@ -1,4 +1,5 @@
 import { GrpcStatus } from '@google-cloud/firestore';
+import { rejectionOf } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import { FirestoreFlowRunStore } from './firestore-flow-run.store';
 import { FlowStoreError, RunAlreadyExistsError } from './flow-store.errors';
@@ -15,13 +16,6 @@ function operations(store: FirestoreFlowRunStore): Array<[string, () => Promise<
   ];
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => 'resolved',
-    (error: unknown) => error,
-  );
-}
-
 describe('FirestoreFlowRunStore: Firestore failures', () => {
   const TRANSIENT = {
     UNAVAILABLE: GrpcStatus.UNAVAILABLE,
@@ -35,7 +29,7 @@ describe('FirestoreFlowRunStore: Firestore failures', () => {
       const cause = (): Error => grpcError(code, `${code} ${name}: the backend said no`);
       const store = new FirestoreFlowRunStore(failingFirestore(cause));
       for (const [operation, call] of operations(store)) {
-        const error = await rejection(call());
+        const error = await rejectionOf(call());
         expect(error, operation).toBeInstanceOf(FlowStoreError);
         expect(error).toMatchObject({
           code: 'UPSTREAM_UNAVAILABLE',
@@ -58,7 +52,7 @@ describe('FirestoreFlowRunStore: Firestore failures', () => {
     ];
     for (const original of errors) {
       const store = new FirestoreFlowRunStore(failingFirestore(() => original));
-      for (const [, call] of operations(store)) expect(await rejection(call())).toBe(original);
+      for (const [, call] of operations(store)) expect(await rejectionOf(call())).toBe(original);
     }
   });
 
@@ -66,6 +60,6 @@ describe('FirestoreFlowRunStore: Firestore failures', () => {
     const store = new FirestoreFlowRunStore(
       failingFirestore(() => grpcError(GrpcStatus.ALREADY_EXISTS)),
     );
-    expect(await rejection(store.create(makeFlowRun()))).toBeInstanceOf(RunAlreadyExistsError);
+    expect(await rejectionOf(store.create(makeFlowRun()))).toBeInstanceOf(RunAlreadyExistsError);
   });
 });

@@ -4,7 +4,7 @@ import { STEP_TYPE_DESCRIPTORS, type AnyStepTypeDescriptor } from '@tda/step-typ
 
 /**
  * What TDA deploys to Google Cloud, as data: the orchestrator, and one worker per step type
- * derived from its descriptor (@tda/worker-kit step types: kind, sizing, needs). The Cloud Run
+ * derived from its step type descriptor (@tda/step-types: kind, sizing, needs). The Cloud Run
  * manifests (deploy/cloudrun/<profile>/), skaffold.yaml, the images' Dockerfiles and build
  * targets, the service accounts and IAM bindings that `tda infra apply` creates, and the
  * structural checks all derive from this one description, so a role or an env variable cannot be

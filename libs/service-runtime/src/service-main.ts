@@ -12,7 +12,7 @@ export interface ServiceProcess {
 export interface RunServiceMainOptions {
   /** Service name of the fallback logger used when the boot itself fails. */
   service: string;
-  /** Boots the service (e.g. bootstrapWorkerService); its logger reports the shutdown. */
+  /** Boots the service (e.g. bootstrapWorker); its logger reports the shutdown. */
   boot: () => Promise<{ logger: Logger; close(): Promise<void> }>;
   /** Signals and exit code; default the real `process`. */
   process?: ServiceProcess;

@@ -30,17 +30,18 @@ function policyRow(d: AnyStepTypeDescriptor): string[] {
   ];
 }
 
-function table(head: readonly string[], rows: readonly string[][]): string {
-  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+/** A README table as data (tools/docs renders it as Markdown). */
+export interface DocTable {
+  head: readonly string[];
+  rows: readonly (readonly string[])[];
 }
 
 /** One row per described step type: its worker and the policy its claims record. */
 export function stepPolicyTable(
   descriptors: readonly AnyStepTypeDescriptor[] = STEP_TYPE_DESCRIPTORS,
-): string {
-  return table(
-    [
+): DocTable {
+  return {
+    head: [
       'step type',
       'worker',
       'step timeout',
@@ -48,6 +49,6 @@ export function stepPolicyTable(
       'lease / heartbeat',
       'in-process retries',
     ],
-    descriptors.map(policyRow),
-  );
+    rows: descriptors.map(policyRow),
+  };
 }

@@ -6,7 +6,9 @@ export interface EventuallyOptions {
 }
 
 /**
- * Polls `check` until it stops throwing (or returns a truthy value), then returns its result.
+ * Polls `check` until it neither throws nor returns `false`, then returns its result: any other
+ * result, `undefined`, `null`, `0` and `''` included, ends the wait (an assertion returns
+ * undefined), and only the value `false` keeps polling like a throw.
  * Integration tests use this instead of fixed sleeps: the emulators are asynchronous and a
  * fixed delay is either flaky or slow. On timeout the last failure is rethrown, so the test
  * reports what was still wrong.

@@ -1,2 +1,3 @@
 export * from './expect-eventually';
 export * from './emulators';
+export * from './rejection';

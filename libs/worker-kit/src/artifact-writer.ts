@@ -1,7 +1,7 @@
 import {
   ArtifactConflictError,
   ArtifactStoreError,
-  parseGcsUri,
+  isGcsUri,
   sha256Hex,
   type ArtifactStore,
 } from '@tda/artifacts';
@@ -79,16 +79,6 @@ export function safeName(error: unknown): string {
         : error.constructor.name
       : typeof error;
   return /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'Error';
-}
-
-function isGcsUri(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    parseGcsUri(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Checks the shape of a handler's result; returns a reason when it cannot be written. */

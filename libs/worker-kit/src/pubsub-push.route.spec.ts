@@ -132,7 +132,7 @@ async function bootPush(env: EnvSource = {}, drainTimeoutMs = 500) {
   };
 }
 
-describe('POST /pubsub/push (bootstrapWorkerService, TDA_INGRESS=push)', () => {
+describe('POST /pubsub/push (bootstrapWorker, TDA_INGRESS=push)', () => {
   it('opens no pull stream and logs the push ingress', async () => {
     const { subscribe, log, handle } = await bootPush();
     expect(subscribe).not.toHaveBeenCalled();

@@ -16,7 +16,7 @@ export interface StepWorkerOptions {
   broker: MessageBroker;
   /**
    * Where the transport opens its step-ready subscription; default `broker` (streaming pull).
-   * bootstrapWorkerService passes a PushSubscriptionBroker for TDA_INGRESS=push: same transport
+   * bootstrapWorker passes a PushSubscriptionBroker for TDA_INGRESS=push: same transport
    * and harness, deliveries arrive on POST /pubsub/push instead of a pull stream.
    */
   subscriber?: MessageBroker;

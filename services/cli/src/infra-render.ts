@@ -8,9 +8,10 @@ export interface InfraRenderFlags {
 }
 
 /**
- * `tda infra render`: regenerates deploy/cloudrun/<profile>/*.yaml and skaffold.yaml from the
- * deployment model and deploy/environments.json (they are checked in because skaffold's rawYaml
- * manifests cannot be templated). `--check` is the CI form.
+ * `tda infra render`: regenerates deploy/cloudrun/<profile>/*.yaml, skaffold.yaml and each
+ * deployable service's Dockerfile and project.json from the deployment model (its workers from
+ * the step type descriptors), deploy/environments.json and the pinned Node (checked in because
+ * skaffold's rawYaml manifests cannot be templated). `--check` is the CI form.
  */
 export function runInfraRender(
   flags: InfraRenderFlags,

@@ -35,7 +35,7 @@ export const orchestratorConfigSchema = z
     /**
      * Operator override of the claims per step before an expired lease fails it (LEASE_EXPIRED),
      * for every step type. Unset (the default): the maxAttempts the claiming worker recorded in
-     * the step, else the step type's policy (flow-engine DEFAULT_STEP_POLICIES, seed 004: 3).
+     * the step, else seed 004's default (flow-engine DEFAULT_STEP_POLICY.maxAttempts: 3).
      */
     TDA_MAX_STEP_ATTEMPTS: z.coerce.number().int().min(1).max(100).optional(),
     /**

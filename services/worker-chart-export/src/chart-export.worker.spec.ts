@@ -1,23 +1,50 @@
 import 'reflect-metadata';
 import { InMemoryArtifactStore } from '@tda/artifacts';
-import { validate } from '@tda/contracts';
+import type { Backends } from '@tda/backends';
+import { validate, type ChartsManifest } from '@tda/contracts';
 import { InMemoryFlowRunStore } from '@tda/flow-store';
-import { BrokerPublisher, buildTopology, InMemoryBroker } from '@tda/messaging';
+import { buildTopology, InMemoryBroker } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
-import { expectEventually } from '@tda/test-support';
 import { ConfigError } from '@tda/config';
 import { bootstrapWorker, createStepWorker } from '@tda/worker-kit';
-import { memoryWorkerEnv } from '@tda/worker-kit/testing';
+import { deliverStep, memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createChartExportHandler } from './chart-export.factory';
 import { ChartExportHandler } from './chart-export.handler';
 import { chartExportWorker } from './chart-export.worker';
-import { CHARTS_STEP_ID, FIXTURE_NOW, ohlcvExport, runWithChartsReady } from './testing';
+import { CHARTS_STEP_ID, ohlcvExport, runWithChartsReady } from './testing';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** Seeds a run whose charts step is READY, delivers it to the worker and checks its manifest. */
+async function chartsStepSucceeds(worker: {
+  backends: Pick<Backends, 'store' | 'broker' | 'artifacts'>;
+  config: { TDA_PUBSUB_PREFIX: string };
+}): Promise<ChartsManifest> {
+  const { store, artifacts } = worker.backends;
+  const { run, ohlcvUri } = runWithChartsReady();
+  await store.create(run);
+  await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcvExport(run))), {
+    contentType: 'application/json',
+  });
+  const step = await deliverStep(worker, {
+    runId: run.runId,
+    stepId: CHARTS_STEP_ID,
+    stepType: 'CHART_EXPORT',
+  });
+  expect(step.status).toBe('SUCCEEDED');
+  const manifestUri = `gs://tda-artifacts/runs/${run.runId}/1w/${CHARTS_STEP_ID}.json`;
+  expect(step.outputs).toMatchObject({ gcs_uri: manifestUri, outputsManifestGcsUri: manifestUri });
+  const manifest = validate.chartsManifest(
+    JSON.parse((await artifacts.read(manifestUri)).toString('utf8')),
+  );
+  if (!manifest.ok) throw new Error('manifest invalid');
+  for (const item of manifest.value.items) expect(await artifacts.exists(item.gcs_uri)).toBe(true);
+  return manifest.value;
+}
 
 describe('createStepWorker with this handler on in-memory adapters', () => {
   it('turns a step-ready message into a SUCCEEDED charts step with manifest and PNG', async () => {
@@ -38,38 +65,11 @@ describe('createStepWorker with this handler on in-memory adapters', () => {
     await app.listen();
     cleanups.push(() => app.close());
 
-    const { run, ohlcvUri } = runWithChartsReady();
-    await store.create(run);
-    await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcvExport(run))), {
-      contentType: 'application/json',
+    const manifest = await chartsStepSucceeds({
+      backends: { store, broker, artifacts },
+      config: { TDA_PUBSUB_PREFIX: 'tda' },
     });
-    await new BrokerPublisher({ publisher: broker }).publishStepReady({
-      runId: run.runId,
-      stepId: CHARTS_STEP_ID,
-      stepType: 'CHART_EXPORT',
-      attempt: 0,
-      dispatchedAt: FIXTURE_NOW.toISOString(),
-    });
-
-    await expectEventually(
-      async () => {
-        const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
-        expect(step?.status).toBe('SUCCEEDED');
-      },
-      { timeoutMs: 20_000 },
-    );
-    const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
-    const manifestUri = `gs://tda-artifacts/runs/${run.runId}/1w/${CHARTS_STEP_ID}.json`;
-    expect(step?.outputs).toMatchObject({
-      gcs_uri: manifestUri,
-      outputsManifestGcsUri: manifestUri,
-    });
-    const manifest = validate.chartsManifest(
-      JSON.parse((await artifacts.read(manifestUri)).toString('utf8')),
-    );
-    if (!manifest.ok) throw new Error('manifest invalid');
-    expect(manifest.value.items.map((i) => i.chartTemplateId)).toEqual(['ctpl_default_v1']);
-    expect(await artifacts.exists(manifest.value.items[0]?.gcs_uri ?? 'missing')).toBe(true);
+    expect(manifest.items.map((i) => i.chartTemplateId)).toEqual(['ctpl_default_v1']);
   });
 });
 
@@ -101,40 +101,8 @@ describe('bootstrapWorker(chartExportWorker)', () => {
       logger: createMemoryLogger().logger,
     });
     cleanups.push(() => handle.close());
-    const { store, broker, artifacts } = handle.backends;
-    const { run, ohlcvUri } = runWithChartsReady();
-    await store.create(run);
-    await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcvExport(run))), {
-      contentType: 'application/json',
-    });
-    await new BrokerPublisher({
-      publisher: broker,
-      prefix: handle.config.TDA_PUBSUB_PREFIX,
-    }).publishStepReady({
-      runId: run.runId,
-      stepId: CHARTS_STEP_ID,
-      stepType: 'CHART_EXPORT',
-      attempt: 0,
-      dispatchedAt: FIXTURE_NOW.toISOString(),
-    });
-    await expectEventually(
-      async () => {
-        const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
-        expect(step?.status).toBe('SUCCEEDED');
-      },
-      { timeoutMs: 20_000 },
-    );
-    const manifestUri = `gs://tda-artifacts/runs/${run.runId}/1w/${CHARTS_STEP_ID}.json`;
-    const step = (await store.get(run.runId))?.run.steps[CHARTS_STEP_ID];
-    expect(step?.outputs).toMatchObject({
-      gcs_uri: manifestUri,
-      outputsManifestGcsUri: manifestUri,
-    });
-    const manifest = validate.chartsManifest(
-      JSON.parse((await artifacts.read(manifestUri)).toString('utf8')),
-    );
-    if (!manifest.ok) throw new Error('manifest invalid');
-    expect(await artifacts.exists(manifest.value.items[0]?.gcs_uri ?? 'missing')).toBe(true);
+    const manifest = await chartsStepSucceeds(handle);
+    expect(manifest.items.length).toBeGreaterThan(0);
   });
 
   it('refuses to boot on a bad environment, naming the service and the variable', async () => {

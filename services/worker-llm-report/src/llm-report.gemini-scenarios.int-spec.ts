@@ -11,13 +11,13 @@ import {
   validReportOutput,
   type FakeGeminiReply,
 } from '@tda/llm/testing';
-import { BrokerPublisher } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
 import { expectEventually } from '@tda/test-support';
 import { bootstrapWorker, type StepHarnessPolicy } from '@tda/worker-kit';
 import {
   CountingArtifactStore,
   CountingFlowRunStore,
+  deliverStep,
   memoryWorkerEnv,
 } from '@tda/worker-kit/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -730,22 +730,10 @@ async function throughWorker(
       await artifacts.inner.put(uri, data, { contentType: 'application/octet-stream' });
     }
     await store.inner.create(fixture.run);
-    await new BrokerPublisher({
-      publisher: handle.backends.broker,
-      prefix: handle.config.TDA_PUBSUB_PREFIX,
-    }).publishStepReady({
-      runId: fixture.run.runId,
-      stepId: REPORT_1W,
-      stepType: 'LLM_REPORT',
-      attempt: 0,
-      dispatchedAt: new Date().toISOString(),
-    });
-    await expectEventually(
-      async () => {
-        const status = (await store.inner.get(fixture.run.runId))?.run.steps[REPORT_1W]?.status;
-        expect(['SUCCEEDED', 'FAILED']).toContain(status);
-      },
-      { timeoutMs: 20_000 },
+    await deliverStep(
+      handle,
+      { runId: fixture.run.runId, stepId: REPORT_1W, stepType: 'LLM_REPORT' },
+      { store: store.inner },
     );
     await handle.close(); // drains the delivery: its step event and ack are done
     const stored = (await store.inner.get(fixture.run.runId))?.run;

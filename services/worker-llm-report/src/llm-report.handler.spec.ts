@@ -12,6 +12,7 @@ import { jsonResponse, ScriptedLlmClient, textResponse, validReportOutput } from
 import { LLM_REPORT_STEP } from '@tda/step-types';
 import { StepError, StepInputError } from '@tda/worker-kit';
 import { requireHandlerContext } from '@tda/worker-kit/testing';
+import { rejectionOf } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import { executionMetadataOf, serializeReport } from './llm-report-file';
 import { LlmReportHandler } from './llm-report.handler';
@@ -53,15 +54,6 @@ async function setup(client: LlmClient, edit?: (run: FlowRun) => FlowRun) {
     now: () => FIXTURE_NOW,
   });
   return { handler: new LlmReportHandler(runtime), context, registry, sleeps, fixture };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('LlmReportHandler.execute', () => {
@@ -123,7 +115,7 @@ describe('LlmReportHandler.execute', () => {
       jsonResponse({ summary: 'not an object' }),
     ]);
     const { handler, context } = await setup(client);
-    const error = await rejection(handler.execute(context));
+    const error = await rejectionOf(handler.execute(context));
     expect(error).toBeInstanceOf(StepError);
     expect(error).toMatchObject({
       code: 'INVALID_STRUCTURED_OUTPUT',
@@ -149,7 +141,7 @@ describe('LlmReportHandler.execute', () => {
       });
     const client = new ScriptedLlmClient([unavailable(), unavailable(), unavailable()]);
     const { handler, context, sleeps } = await setup(client);
-    const error = await rejection(handler.execute(context));
+    const error = await rejectionOf(handler.execute(context));
     expect(error).toBeInstanceOf(StepError);
     expect(error).toMatchObject({
       code: 'LLM_UNAVAILABLE',
@@ -171,7 +163,7 @@ describe('LlmReportHandler.execute', () => {
         ...stepPatch('charts:1w:ctpl_default_v1', { timeframe: '1d' }),
       }),
     );
-    const error = await rejection(handler.execute(context));
+    const error = await rejectionOf(handler.execute(context));
     expect(error).toBeInstanceOf(StepInputError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -192,7 +184,7 @@ describe('LlmReportHandler.execute', () => {
       return { ...run, steps: { ...run.steps, [REPORT_1W]: untimed } };
     });
     expect(context.step.timeframe).toBeUndefined();
-    const error = await rejection(handler.execute(context));
+    const error = await rejectionOf(handler.execute(context));
     expect(error).toBeInstanceOf(StepInputError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',

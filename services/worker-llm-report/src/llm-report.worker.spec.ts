@@ -2,11 +2,9 @@ import 'reflect-metadata';
 import { createBackends } from '@tda/backends';
 import { ConfigError, loadConfig, type EnvSource } from '@tda/config';
 import { OfflineAnalystClient } from '@tda/llm';
-import { BrokerPublisher } from '@tda/messaging';
 import { createMemoryLogger } from '@tda/observability';
-import { expectEventually } from '@tda/test-support';
 import { bootstrapWorker, StepHarnessRegistry } from '@tda/worker-kit';
-import { memoryWorkerEnv } from '@tda/worker-kit/testing';
+import { deliverStep, memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LlmReportConfig } from './config';
 import { createLlmClient, createPromptRegistry, seedDefaultRegistry } from './llm-report.factory';
@@ -142,35 +140,23 @@ describe('bootstrapWorker(llmReportWorker)', () => {
     cleanups.push(() => handle.close());
     const generate = vi.spyOn(handle.handler.runtime.client, 'generate');
     const fixture = await flowFixture(new Date());
-    const { store, broker, artifacts } = handle.backends;
+    const { store, artifacts } = handle.backends;
     for (const [uri, data] of await snapshot(fixture.artifacts)) {
       await artifacts.put(uri, data, { contentType: 'application/octet-stream' });
     }
     await store.create(fixture.run);
-    await new BrokerPublisher({
-      publisher: broker,
-      prefix: handle.config.TDA_PUBSUB_PREFIX,
-    }).publishStepReady({
+    const step = await deliverStep(handle, {
       runId: fixture.run.runId,
       stepId: REPORT_1W,
       stepType: 'LLM_REPORT',
-      attempt: 0,
-      dispatchedAt: new Date().toISOString(),
     });
-    await expectEventually(
-      async () => {
-        const step = (await store.get(fixture.run.runId))?.run.steps[REPORT_1W];
-        expect(step?.status).toBe('SUCCEEDED');
-      },
-      { timeoutMs: 10_000 },
-    );
+    expect(step.status).toBe('SUCCEEDED');
     const report = parseReport(await artifacts.read(fixture.reportUri));
     expect(report.metadata).toMatchObject({ provider: 'offline', stepId: REPORT_1W });
     // overrides.runtime reached the runtime: the request deadline is the overridden 1.234 s
     expect(generate).toHaveBeenCalledTimes(1);
     expect(generate.mock.calls[0]?.[0]).toMatchObject({ attempt: 1, deadlineMs: 1_234 });
-    const step = (await store.get(fixture.run.runId))?.run.steps[REPORT_1W];
-    expect(step?.outputs.execution?.['llm']).toMatchObject({
+    expect(step.outputs.execution?.['llm']).toMatchObject({
       provider: 'offline',
       requests: 1,
       answered: 1,

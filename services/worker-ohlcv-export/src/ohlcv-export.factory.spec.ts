@@ -1,34 +1,19 @@
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import { loadConfig, type EnvSource } from '@tda/config';
 import { makeRun } from '@tda/flow-engine/testing';
-import type { CcxtExchangeLike } from '@tda/market-data';
 import { OHLCV_EXPORT_STEP } from '@tda/step-types';
 import { requireHandlerContext } from '@tda/worker-kit/testing';
 import { describe, expect, it } from 'vitest';
 import type { OhlcvExportConfig } from './config';
 import { createCandleSource, createOhlcvExportHandler } from './ohlcv-export.factory';
 import { ohlcvExportWorker } from './ohlcv-export.worker';
+import { HOUR, recordedExchange, T } from './testing/recorded-exchange';
 
 function loadOhlcvExportConfig(env: EnvSource): OhlcvExportConfig {
   return loadConfig(ohlcvExportWorker.descriptor.service, ohlcvExportWorker.configSchema, env);
 }
 
-const HOUR = 3_600_000;
-const T = Date.parse('2026-09-20T08:00:00Z');
-
-/** A recorded-style exchange: three Binance hourly klines (2026-09-20 08:00..10:00 UTC). */
-const exchange: CcxtExchangeLike = {
-  id: 'binance',
-  timeframes: { '1h': '1h', '4h': '4h', '1d': '1d', '1w': '1w', '1M': '1M' },
-  loadMarkets: async () => ({
-    'BTC/USDT': { id: 'BTCUSDT', symbol: 'BTC/USDT', base: 'BTC', quote: 'USDT', spot: true },
-  }),
-  fetchOHLCV: async () => [
-    [T, 80311.6, 80581.82, 80165.49, 80542.27, 288.31],
-    [T + HOUR, 80264.85, 80581.82, 80256.82, 80470.01, 215.53752],
-    [T + 2 * HOUR, 80470.01, 80515.83, 80319.58, 80319.58, 199.82514],
-  ],
-};
+const exchange = recordedExchange;
 
 describe('createOhlcvExportHandler', () => {
   it('uses the bundled datasets by default', async () => {

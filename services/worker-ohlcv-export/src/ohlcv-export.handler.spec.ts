@@ -27,6 +27,7 @@ import { OHLCV_EXPORT_STEP } from '@tda/step-types';
 import { StepError, StepInputError, type StepContext, type StepHeartbeat } from '@tda/worker-kit';
 import { handlerContext, requireHandlerContext } from '@tda/worker-kit/testing';
 import { RateLimitExceeded } from 'ccxt';
+import { rejectionOf } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import { OhlcvExportHandler, requestOf } from './ohlcv-export.handler';
 
@@ -116,15 +117,6 @@ async function exportOf(handler: OhlcvExportHandler, run: FlowRun, stepId: strin
   if (artifact === undefined) throw new Error('no artifact');
   const parsed = JSON.parse(artifact.data.toString('utf8')) as OhlcvExport;
   return { result, artifact, parsed, heartbeats };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** A CandleSource returning a fixed series (for the defensive paths). */
@@ -243,7 +235,7 @@ describe('OHLCV_EXPORT inputs (ohlcv_export_inputs schema, then the handler’s 
     const source = new FixedSource(fixedSeries([]));
     const strict = new OhlcvExportHandler({ candles: source });
     const { context } = contextFor(oneStepRun('1d', { timeframe: '1w' }), 'ohlcv_export:1d');
-    const error = await rejection(strict.execute(context));
+    const error = await rejectionOf(strict.execute(context));
     expect(error).toBeInstanceOf(StepInputError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -256,7 +248,7 @@ describe('OHLCV_EXPORT inputs (ohlcv_export_inputs schema, then the handler’s 
 
   it('a timeframe in neither the inputs nor the step → StepInputError from execute', async () => {
     const { context } = contextFor(oneStepRun(undefined, {}), 'ohlcv_export:x');
-    const error = await rejection(handler.execute(context));
+    const error = await rejectionOf(handler.execute(context));
     expect(error).toBeInstanceOf(StepInputError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -416,7 +408,7 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
   // code): the handler does not re-wrap them.
   it('unknown symbol → the source’s INVALID_STEP_INPUTS naming the available symbols', async () => {
     const run = oneStepRun('1d', {}, 'DOGE-USDT');
-    const error = await rejection(handler.execute(contextFor(run, 'ohlcv_export:1d').context));
+    const error = await rejectionOf(handler.execute(contextFor(run, 'ohlcv_export:1d').context));
     expect(error).toBeInstanceOf(UnknownSymbolError);
     expect(error).toBeInstanceOf(MarketDataError);
     expect(error).toBeInstanceOf(TdaError);
@@ -430,7 +422,7 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
 
   it('unsupported timeframe → the source’s INVALID_STEP_INPUTS naming that symbol’s timeframes', async () => {
     const run = oneStepRun('1h', {}, 'BTC-USD');
-    const error = await rejection(handler.execute(contextFor(run, 'ohlcv_export:1h').context));
+    const error = await rejectionOf(handler.execute(contextFor(run, 'ohlcv_export:1h').context));
     expect(error).toBeInstanceOf(UnsupportedTimeframeError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -458,7 +450,7 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
       fetchOHLCV: () => Promise.reject(new RateLimitExceeded('binance 429 Too Many Requests')),
     };
     const handler = new OhlcvExportHandler({ candles: new CcxtCandleSource({ exchange }) });
-    const error = await rejection(
+    const error = await rejectionOf(
       handler.execute(contextFor(oneStepRun('1h', {}), 'ohlcv_export:1h').context),
     );
     expect(error).toBeInstanceOf(MarketDataUnavailableError);
@@ -472,7 +464,7 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
 
   it('no candles → MARKET_DATA_UNAVAILABLE, not retryable', async () => {
     const handler = new OhlcvExportHandler({ candles: new FixedSource(fixedSeries([])) });
-    const error = await rejection(
+    const error = await rejectionOf(
       handler.execute(contextFor(oneStepRun('1h', {}), 'ohlcv_export:1h').context),
     );
     expect(error).toBeInstanceOf(StepError);
@@ -494,7 +486,7 @@ describe('OhlcvExportHandler.execute: market data problems', () => {
       volume: 1,
     };
     const handler = new OhlcvExportHandler({ candles: new FixedSource(fixedSeries([bad])) });
-    const error = await rejection(
+    const error = await rejectionOf(
       handler.execute(contextFor(oneStepRun('1h', {}), 'ohlcv_export:1h').context),
     );
     expect(error).toBeInstanceOf(StepError);

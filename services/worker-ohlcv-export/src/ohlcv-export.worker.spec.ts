@@ -4,16 +4,16 @@ import { ConfigError } from '@tda/config';
 import { validate, type FlowRun } from '@tda/contracts';
 import { advance, applyPatch, createRun } from '@tda/flow-engine';
 import { makeRun, seededRandom } from '@tda/flow-engine/testing';
-import { InMemoryFlowRunStore, type FlowRunStore } from '@tda/flow-store';
-import { BrokerPublisher, buildTopology, InMemoryBroker, type MessageBroker } from '@tda/messaging';
-import { BundledCandleSource, type CcxtExchangeLike } from '@tda/market-data';
+import { InMemoryFlowRunStore } from '@tda/flow-store';
+import { buildTopology, InMemoryBroker } from '@tda/messaging';
+import { BundledCandleSource } from '@tda/market-data';
 import { createMemoryLogger } from '@tda/observability';
-import { expectEventually } from '@tda/test-support';
 import { bootstrapWorker, createStepWorker, StepHarnessRegistry } from '@tda/worker-kit';
-import { memoryWorkerEnv } from '@tda/worker-kit/testing';
+import { deliverStep, memoryWorkerEnv } from '@tda/worker-kit/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OhlcvExportHandler } from './ohlcv-export.handler';
 import { ohlcvExportWorker } from './ohlcv-export.worker';
+import { HOUR, recordedExchange, T } from './testing/recorded-exchange';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -37,34 +37,6 @@ function readyRun(symbol: string): FlowRun {
   return applyPatch(run, patch);
 }
 
-function dispatcher(broker: MessageBroker, prefix?: string) {
-  const publisher = new BrokerPublisher({
-    publisher: broker,
-    ...(prefix === undefined ? {} : { prefix }),
-  });
-  return (run: FlowRun, stepId: string) =>
-    publisher.publishStepReady({
-      runId: run.runId,
-      stepId,
-      stepType: 'OHLCV_EXPORT',
-      attempt: 0,
-      dispatchedAt: NOW.toISOString(),
-    });
-}
-
-async function settled(store: FlowRunStore, runId: string, stepId: string) {
-  await expectEventually(
-    async () => {
-      const status = (await store.get(runId))?.run.steps[stepId]?.status;
-      expect(['SUCCEEDED', 'FAILED']).toContain(status);
-    },
-    { timeoutMs: 10_000 },
-  );
-  const step = (await store.get(runId))?.run.steps[stepId];
-  if (step === undefined) throw new Error(`step ${stepId} vanished`);
-  return step;
-}
-
 async function startWorker() {
   const broker = new InMemoryBroker({ timeScale: 0.01 });
   broker.applyTopology(buildTopology());
@@ -83,18 +55,20 @@ async function startWorker() {
   });
   await app.listen();
   cleanups.push(() => app.close());
-  return { store, artifacts, dispatch: dispatcher(broker) };
+  const worker = { backends: { store, broker }, config: { TDA_PUBSUB_PREFIX: 'tda' } };
+  const deliver = (run: FlowRun, stepId: string) =>
+    deliverStep(worker, { runId: run.runId, stepId, stepType: 'OHLCV_EXPORT' });
+  return { store, artifacts, deliver };
 }
 
 describe('createStepWorker with this handler on in-memory adapters', () => {
   it('executes a step-ready message into a SUCCEEDED step with a valid artifact', async () => {
-    const { store, artifacts, dispatch } = await startWorker();
+    const { store, artifacts, deliver } = await startWorker();
     const run = readyRun('BTC/USDT');
     await store.create(run);
-    await dispatch(run, 'ohlcv_export:1w');
 
     const uri = `gs://tda-artifacts/runs/${run.runId}/1w/ohlcv_export:1w.json`;
-    const step = await settled(store, run.runId, 'ohlcv_export:1w');
+    const step = await deliver(run, 'ohlcv_export:1w');
     expect(step.status).toBe('SUCCEEDED');
     expect(step.outputs).toMatchObject({
       gcs_uri: uri,
@@ -109,11 +83,10 @@ describe('createStepWorker with this handler on in-memory adapters', () => {
   });
 
   it('fails the step with the source’s INVALID_STEP_INPUTS naming the available symbols', async () => {
-    const { store, artifacts, dispatch } = await startWorker();
+    const { store, artifacts, deliver } = await startWorker();
     const run = readyRun('DOGE-USDT');
     await store.create(run);
-    await dispatch(run, 'ohlcv_export:1M');
-    const step = await settled(store, run.runId, 'ohlcv_export:1M');
+    const step = await deliver(run, 'ohlcv_export:1M');
     expect(step.status).toBe('FAILED');
     expect(step.error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -152,20 +125,6 @@ describe('bootstrapWorker(ohlcvExportWorker)', () => {
   });
 
   it('TDA_MARKET_DATA=ccxt with the overrides: a step runs on the given exchange and clock', async () => {
-    const HOUR = 3_600_000;
-    const T = Date.parse('2026-09-20T08:00:00Z');
-    const exchange: CcxtExchangeLike = {
-      id: 'binance',
-      timeframes: { '1h': '1h', '4h': '4h', '1d': '1d', '1w': '1w', '1M': '1M' },
-      loadMarkets: async () => ({
-        'BTC/USDT': { id: 'BTCUSDT', symbol: 'BTC/USDT', base: 'BTC', quote: 'USDT', spot: true },
-      }),
-      fetchOHLCV: async () => [
-        [T, 80311.6, 80581.82, 80165.49, 80542.27, 288.31],
-        [T + HOUR, 80264.85, 80581.82, 80256.82, 80470.01, 215.53752],
-        [T + 2 * HOUR, 80470.01, 80515.83, 80319.58, 80319.58, 199.82514],
-      ],
-    };
     const memory = await memoryWorkerEnv({ TDA_MARKET_DATA: 'ccxt' });
     cleanups.push(() => memory.cleanup());
     const log = createMemoryLogger();
@@ -173,7 +132,7 @@ describe('bootstrapWorker(ohlcvExportWorker)', () => {
       env: memory.env,
       logger: log.logger,
       // 10:30: the 10:00 candle is still forming ('marked' by default)
-      overrides: { exchange, now: () => T + 2 * HOUR + 30 * 60_000 },
+      overrides: { exchange: recordedExchange, now: () => T + 2 * HOUR + 30 * 60_000 },
     });
     cleanups.push(() => handle.close());
     expect(log.withEvent('service_started')[0]).toMatchObject({
@@ -186,10 +145,13 @@ describe('bootstrapWorker(ohlcvExportWorker)', () => {
       { 'ohlcv_export:1h': { timeframe: '1h', status: 'READY', inputs: { lookback: 5 } } },
       { status: 'RUNNING', runId: '20260920-103000_BTC-USDT_ccxt01' },
     );
-    const { store, broker, artifacts } = handle.backends;
+    const { store, artifacts } = handle.backends;
     await store.create(run);
-    await dispatcher(broker, handle.config.TDA_PUBSUB_PREFIX)(run, 'ohlcv_export:1h');
-    const step = await settled(store, run.runId, 'ohlcv_export:1h');
+    const step = await deliverStep(handle, {
+      runId: run.runId,
+      stepId: 'ohlcv_export:1h',
+      stepType: 'OHLCV_EXPORT',
+    });
     expect(step.error).toBeUndefined();
     expect(step.status).toBe('SUCCEEDED');
     const uri = `gs://tda-artifacts/runs/${run.runId}/1h/ohlcv_export:1h.json`;

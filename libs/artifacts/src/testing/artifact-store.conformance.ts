@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rejectionOf } from '@tda/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ArtifactStore } from '../artifact-store.port';
 import {
@@ -21,15 +22,6 @@ const PNG_TYPE = { contentType: 'image/png' };
 
 /** Every byte value, so encodings that are not binary-safe show up. */
 const BINARY = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection, but the call succeeded');
-    },
-    (error: unknown) => error,
-  );
-}
 
 /**
  * The behaviour every ArtifactStore adapter must share (create-only puts, idempotent re-puts,

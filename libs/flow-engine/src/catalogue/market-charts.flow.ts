@@ -19,7 +19,7 @@ function resolve(scope: RunScope): RunScope {
 
 /**
  * A chart pack without any LLM step: OHLCV export and charts for each timeframe (default 1M and
- * 1w). The demo of `npm start` and the end-to-end tests of the step loop use it; the report flows
+ * 1w). `TDA_DEMO_FLOW=market_charts_v1 npm start` and the end-to-end tests of the step loop use it; the report flows
  * build on exactly the same two steps per timeframe.
  */
 export const marketChartsFlow: FlowDefinition = {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SERVICE_DEPLOYMENTS } from '../deployment-model';
 import { InfraError } from '../infra.errors';
+import { testEnvironment } from '../testing';
 import { checkDeployFiles, renderDeployFiles, writeDeployFiles } from './deploy-files';
 
 const ENVIRONMENTS = {
@@ -42,24 +43,8 @@ describe('writeDeployFiles / checkDeployFiles', () => {
     expect(readFileSync(join(root, 'deploy/cloudrun/prod/tda-orchestrator.yaml'), 'utf8')).toBe(
       renderDeployFiles(
         [
-          {
-            profile: 'dev',
-            project: 'acme-tda-dev',
-            region: 'europe-west1',
-            pubsubPrefix: 'tda',
-            artifactsBucket: 'acme-tda-dev-tda-artifacts',
-            maxRunningRuns: 20,
-            llm: 'gemini-api',
-          },
-          {
-            profile: 'prod',
-            project: 'acme-tda-prod',
-            region: 'europe-west1',
-            pubsubPrefix: 'tda',
-            artifactsBucket: 'acme-tda-prod-tda-artifacts',
-            maxRunningRuns: 50,
-            llm: 'gemini-api',
-          },
+          testEnvironment('dev', { maxRunningRuns: 20 }),
+          testEnvironment('prod', { maxRunningRuns: 50 }),
         ],
         '24.21.0',
       ).get('deploy/cloudrun/prod/tda-orchestrator.yaml'),

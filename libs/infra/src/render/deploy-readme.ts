@@ -1,4 +1,5 @@
 import { stepReadyTopic } from '@tda/messaging';
+import type { DocTable } from '@tda/step-types';
 import {
   LLM_PROVIDERS,
   SERVICE_DEPLOYMENTS,
@@ -8,7 +9,7 @@ import {
 } from '../deployment-model';
 
 /**
- * deploy/README.md's per-service tables, rendered from the deployment model (and so from the step
+ * deploy/README.md's per-service tables, as data from the deployment model (and so from the step
  * type descriptors): a new worker appears in them by `TDA_WRITE_DOCS=1`, never by hand.
  * tools/docs/readme.spec.ts fails when the README's copy differs.
  */
@@ -25,14 +26,13 @@ const PLACEHOLDER: Omit<DeployEnvironment, 'llm'> = {
 
 const code = (text: string): string => `\`${text}\``;
 
-function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+function table(head: readonly string[], rows: readonly (readonly string[])[]): DocTable {
+  return { head, rows };
 }
 
 export function deploymentKindTable(
   deployments: readonly ServiceDeployment[] = SERVICE_DEPLOYMENTS,
-): string {
+): DocTable {
   return table(
     ['Service', 'Cloud Run kind', 'Ingress', 'Why'],
     deployments.map((s) => [code(s.name), s.kind, s.ingress, s.why]),
@@ -41,7 +41,7 @@ export function deploymentKindTable(
 
 export function deploymentSizingTable(
   deployments: readonly ServiceDeployment[] = SERVICE_DEPLOYMENTS,
-): string {
+): DocTable {
   return table(
     [
       'Service',
@@ -106,7 +106,7 @@ function roleRows(deployment: ServiceDeployment): RoleRow[] {
 
 export function deploymentRolesTable(
   deployments: readonly ServiceDeployment[] = SERVICE_DEPLOYMENTS,
-): string {
+): DocTable {
   return table(
     ['Service account', 'Role', 'On', 'Why'],
     deployments.flatMap((s) =>

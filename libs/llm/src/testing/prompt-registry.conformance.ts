@@ -1,4 +1,5 @@
 import type { LlmPrompt, LlmSchema } from '@tda/contracts';
+import { rejectionOf } from '@tda/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPTS, DEFAULT_SCHEMAS, defaultReportSchema } from '../default-registry';
 import { RegistryDocumentInvalidError } from '../llm.errors';
@@ -11,15 +12,6 @@ export interface PromptRegistryConformanceHandle {
   /** Stores a document as is (no validation), as an admin console could. */
   putRawDocument(collection: 'prompts' | 'schemas', id: string, data: unknown): Promise<void>;
   cleanup?: () => Promise<void>;
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection, but the call succeeded');
-    },
-    (error: unknown) => error,
-  );
 }
 
 function prompt(overrides: Partial<LlmPrompt> = {}): LlmPrompt {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rejectionOf } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import type { Candle } from '../candle';
 import { DEFAULT_BUNDLED_DATA_DIR } from '../data-dir';
@@ -15,15 +16,6 @@ import { BundledCandleSource } from './bundled-candle.source';
 
 const source = new BundledCandleSource();
 const t = (iso: string): number => Date.parse(iso);
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 function at(candles: readonly Candle[], iso: string): Candle {
   const found = candles.find((c) => c.openTime === t(iso));
@@ -294,7 +286,7 @@ describe('BundledCandleSource: windows', () => {
 
 describe('BundledCandleSource: errors name what is available', () => {
   it('unknown symbol → INVALID_STEP_INPUTS listing the symbols', async () => {
-    const error = await rejection(source.fetchCandles({ symbol: 'DOGE-USDT', timeframe: '1d' }));
+    const error = await rejectionOf(source.fetchCandles({ symbol: 'DOGE-USDT', timeframe: '1d' }));
     expect(error).toBeInstanceOf(UnknownSymbolError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -306,7 +298,7 @@ describe('BundledCandleSource: errors name what is available', () => {
   });
 
   it('unsupported timeframe → INVALID_STEP_INPUTS listing that symbol’s timeframes', async () => {
-    const error = await rejection(source.fetchCandles({ symbol: 'btc-usd', timeframe: '4h' }));
+    const error = await rejectionOf(source.fetchCandles({ symbol: 'btc-usd', timeframe: '4h' }));
     expect(error).toBeInstanceOf(UnsupportedTimeframeError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
@@ -322,7 +314,7 @@ describe('BundledCandleSource: errors name what is available', () => {
       { from: t('2020-02-01T00:00:00Z'), to: t('2020-01-01T00:00:00Z') },
       { from: Number.NaN },
     ]) {
-      const error = await rejection(
+      const error = await rejectionOf(
         source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d', ...bad }),
       );
       expect(error).toBeInstanceOf(InvalidCandleRequestError);
@@ -332,7 +324,7 @@ describe('BundledCandleSource: errors name what is available', () => {
 
   it('a missing data directory is MARKET_DATA_UNAVAILABLE (not retryable) naming the file', async () => {
     const broken = new BundledCandleSource({ dataDir: '/nonexistent/tda-data' });
-    const error = await rejection(broken.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d' }));
+    const error = await rejectionOf(broken.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d' }));
     expect(error).toBeInstanceOf(MarketDataUnavailableError);
     expect(error).toMatchObject({
       code: 'MARKET_DATA_UNAVAILABLE',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rejectionOf } from '@tda/test-support';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseCandleCsv } from '../bundled/candle-csv';
 import { DEFAULT_BUNDLED_DATA_DIR } from '../data-dir';
@@ -63,15 +64,6 @@ async function sourceWith(stub: Stub): Promise<CcxtCandleSource> {
   return new CcxtCandleSource({ exchange, now: () => RECORDED_AT });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
 describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses', () => {
   beforeEach(() => {
     vi.spyOn(globalThis, 'fetch').mockRejectedValue(new Error('network access in a unit test'));
@@ -118,7 +110,7 @@ describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses
         ? json({ code: -1003, msg: 'Too many requests; current limit is 6000.' }, 429)
         : undefined,
     );
-    const error = await rejection(
+    const error = await rejectionOf(
       (await sourceWith(stub)).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' }),
     );
     expect(error).toBeInstanceOf(MarketDataError);
@@ -135,7 +127,7 @@ describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses
         ? new Response('<html>Service Unavailable</html>', { status: 503 })
         : undefined,
     );
-    const error = await rejection(
+    const error = await rejectionOf(
       (await sourceWith(stub)).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' }),
     );
     expect(error).toMatchObject({
@@ -150,7 +142,7 @@ describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses
       if (url.pathname === '/api/v3/klines') throw new TypeError('fetch failed');
       return undefined;
     });
-    const error = await rejection(
+    const error = await rejectionOf(
       (await sourceWith(stub)).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' }),
     );
     expect(error).toMatchObject({
@@ -166,7 +158,7 @@ describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses
         ? json({ code: -1121, msg: 'Invalid symbol.' }, 400)
         : undefined,
     );
-    const error = await rejection(
+    const error = await rejectionOf(
       (await sourceWith(stub)).fetchCandles({ symbol: 'ETH-USDT', timeframe: '1h' }),
     );
     expect(error).toMatchObject({
@@ -178,7 +170,7 @@ describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses
 
   it('a symbol missing from exchangeInfo is refused before any kline request', async () => {
     const stub = binanceStub();
-    const error = await rejection(
+    const error = await rejectionOf(
       (await sourceWith(stub)).fetchCandles({ symbol: 'SOL-USDT', timeframe: '1h' }),
     );
     expect(error).toMatchObject({

@@ -9,6 +9,7 @@ import {
   RateLimitExceeded,
   RequestTimeout,
 } from 'ccxt';
+import { rejectionOf } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import { parseCandleCsv } from '../bundled/candle-csv';
 import { DEFAULT_BUNDLED_DATA_DIR } from '../data-dir';
@@ -113,15 +114,6 @@ class RecordedExchange implements CcxtExchangeLike {
 
 function sourceWith(exchange: CcxtExchangeLike, now = RECORDED_AT): CcxtCandleSource {
   return new CcxtCandleSource({ exchange, now: () => now });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('recorded fixture', () => {
@@ -244,7 +236,7 @@ describe('CcxtCandleSource with a recorded exchange', () => {
   });
 
   it('unknown symbol → INVALID_STEP_INPUTS naming related markets of the exchange', async () => {
-    const error = await rejection(
+    const error = await rejectionOf(
       sourceWith(new RecordedExchange()).fetchCandles({ symbol: 'DOGE-USDT', timeframe: '1h' }),
     );
     expect(error).toBeInstanceOf(UnknownSymbolError);
@@ -264,14 +256,14 @@ describe('CcxtCandleSource with a recorded exchange', () => {
     const exchange = new RecordedExchange(RECORDED, { '1m': '1m', '1h': '1h', '1d': '1d' });
     const source = sourceWith(exchange);
     expect(await source.availableTimeframes('BTC-USDT')).toEqual(['1h', '1d']);
-    const error = await rejection(source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1M' }));
+    const error = await rejectionOf(source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1M' }));
     expect(error).toBeInstanceOf(UnsupportedTimeframeError);
     expect(error).toMatchObject({ details: { availableTimeframes: ['1h', '1d'] } });
     expect(exchange.calls).toEqual([]);
   });
 
   it('refuses more candles than one request can bring', async () => {
-    const error = await rejection(
+    const error = await rejectionOf(
       sourceWith(new RecordedExchange()).fetchCandles({
         symbol: 'BTC-USDT',
         timeframe: '1h',
@@ -283,7 +275,7 @@ describe('CcxtCandleSource with a recorded exchange', () => {
 
   it('rejects a malformed row as unusable (not retryable)', async () => {
     const broken = new RecordedExchange([[t('2026-09-20T10:00:00Z'), 1, 2, 0.5, Number.NaN, 1]]);
-    const error = await rejection(
+    const error = await rejectionOf(
       sourceWith(broken).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' }),
     );
     expect(error).toBeInstanceOf(MarketDataUnavailableError);
@@ -349,7 +341,7 @@ describe('ccxt error mapping', () => {
     it(`${name} → ${code}${retryable ? ' (retryable)' : ''}`, async () => {
       const exchange = new RecordedExchange();
       exchange.fail = thrown;
-      const error = await rejection(
+      const error = await rejectionOf(
         sourceWith(exchange).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' }),
       );
       expect(error).toMatchObject({
@@ -365,7 +357,7 @@ describe('ccxt error mapping', () => {
   it('maps failures to load the markets too', async () => {
     const exchange = new RecordedExchange();
     exchange.failMarkets = new ExchangeNotAvailable('binance 502 Bad Gateway');
-    const error = await rejection(sourceWith(exchange).listSymbols());
+    const error = await rejectionOf(sourceWith(exchange).listSymbols());
     expect(error).toMatchObject({ code: 'MARKET_DATA_UNAVAILABLE', retryable: true });
   });
 
@@ -374,7 +366,7 @@ describe('ccxt error mapping', () => {
     const bug = new TypeError('x is not a function');
     exchange.fail = bug;
     expect(
-      await rejection(sourceWith(exchange).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' })),
+      await rejectionOf(sourceWith(exchange).fetchCandles({ symbol: 'BTC-USDT', timeframe: '1h' })),
     ).toBe(bug);
     expect(ccxtErrorClasses(bug)).toEqual([]);
     expect(ccxtErrorClasses(new RateLimitExceeded('x'))).toEqual([

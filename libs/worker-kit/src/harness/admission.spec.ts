@@ -1,28 +1,17 @@
 import type { FlowRun } from '@tda/contracts';
 import { advance } from '@tda/flow-engine';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jsonResult, TestStepHandler } from '../testing';
 import {
   expectNoSideEffects,
   first,
-  harnessFixture,
+  harnessFixtures,
   OHLCV,
   REPORT,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
 } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 describe('StepHarness — duplicates and ordering (seed 002 scenario A)', () => {
   it('a duplicate delivered after completion is a no-op: one execution, one finalize', async () => {

@@ -1,25 +1,10 @@
 import { ArtifactWriteError, sha256Hex } from '@tda/artifacts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ArtifactWriteRetryableError } from '../harness.errors';
 import { TestStepHandler } from '../testing';
-import {
-  first,
-  harnessFixture,
-  OHLCV,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
-} from '../testing/harness-fixture';
+import { first, harnessFixtures, OHLCV } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 describe('StepHarness — artifacts', () => {
   /** A handler writing a chart and then its manifest (the primary), like CHART_EXPORT. */

@@ -5,26 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HarnessShutdownError } from '../harness.errors';
 import type { StepAbortReason } from '../step-handler';
 import { jsonResult, TestStepHandler, untilAborted } from '../testing';
-import {
-  deferred,
-  first,
-  harnessFixture,
-  OHLCV,
-  T0,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
-} from '../testing/harness-fixture';
+import { deferred, first, harnessFixtures, OHLCV, T0 } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 /**
  * The harness's timers (step and run deadlines, heartbeats) run on fake time here: the tests

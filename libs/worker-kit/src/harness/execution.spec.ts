@@ -1,27 +1,11 @@
 import { validate } from '@tda/contracts';
 import { MarketDataUnavailableError } from '@tda/market-data';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StepError, StepInputError } from '../step-errors';
 import { jsonResult, TestStepHandler, testStepType } from '../testing';
-import {
-  first,
-  harnessFixture,
-  OHLCV,
-  T0,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
-} from '../testing/harness-fixture';
+import { first, harnessFixtures, OHLCV, T0 } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 describe('StepHarness — handler failures', () => {
   it('inputs that violate the step type inputs schema → FAILED INVALID_STEP_INPUTS naming the schema path, never executed', async () => {

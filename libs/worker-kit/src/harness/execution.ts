@@ -1,8 +1,7 @@
-import type { ArtifactStore } from '@tda/artifacts';
-import { isTdaError, type StepExecution, type Timeframe } from '@tda/contracts';
+import { isTdaError, type StepExecution } from '@tda/contracts';
 import { errorInfo } from '@tda/flow-engine';
 import { abortReasonOf, settleOrAbort } from '../abortable';
-import { writeStepArtifacts, type ArtifactWriterOptions } from '../artifact-writer';
+import { writeStepArtifacts } from '../artifact-writer';
 import type { StepHarnessMetrics } from '../harness-metrics';
 import type { StepHarnessPolicy } from '../harness-policy';
 import { HarnessShutdownError } from '../harness.errors';
@@ -10,24 +9,19 @@ import { retryWithBackoff } from '../retry';
 import { StepError } from '../step-errors';
 import {
   callExecute,
-  type AnyStepHandler,
   type StepAbortReason,
   type StepContext,
   type StepResult,
 } from '../step-handler';
-import type { AnyStepTypeDescriptor, StepTypeRegistry } from '@tda/step-types';
+import type { AnyStepTypeDescriptor } from '@tda/step-types';
+import type { HarnessIo } from './harness-io';
 import type { HarnessLog } from './harness-log';
 import { cancelledOutcome, finalizeOutcome, stepErrorInfo } from './outcomes';
 import { StepBudget, type BudgetLease } from './step-budget';
 import { buildStepContext, checkStepInputs } from './step-context';
 import type { ClaimedStep, StepEnd, StepTarget } from './step-end';
 
-export interface ExecutionOptions {
-  handler: AnyStepHandler;
-  artifacts: ArtifactStore;
-  registry: StepTypeRegistry;
-  owner: string;
-  clock: () => Date;
+export interface ExecutionOptions extends HarnessIo {
   policy: Pick<
     StepHarnessPolicy,
     | 'timeoutMs'
@@ -38,12 +32,6 @@ export interface ExecutionOptions {
   >;
   /** The heartbeat settings of one claimed step (the LeaseKeeper of its budget). */
   lease: (target: StepTarget) => BudgetLease;
-  live: Set<StepBudget>;
-  artifactUri: (
-    target: StepTarget,
-    timeframe: Timeframe | undefined,
-  ) => (suffix?: string) => string;
-  writer: Omit<ArtifactWriterOptions, 'signal'>;
   log: HarnessLog;
   metrics?: StepHarnessMetrics;
 }

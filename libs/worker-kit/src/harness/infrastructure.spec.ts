@@ -1,25 +1,14 @@
 import { expectEventually } from '@tda/test-support';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   expectNoSideEffects,
   first,
-  harnessFixture,
+  harnessFixtures,
   OHLCV,
   REPORT,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
 } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 describe('StepHarness — redelivery bound and infrastructure errors', () => {
   it('deliveryAttempt over maxDeliveryAttempts → FAILED RETRIES_EXHAUSTED without executing', async () => {

@@ -1,28 +1,12 @@
 import { sha256Hex } from '@tda/artifacts';
 import type { FlowRun } from '@tda/contracts';
 import { makeFlowRun, makeStep } from '@tda/flow-store/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StepInputError } from '../step-errors';
 import { jsonResult, TestStepHandler } from '../testing';
-import {
-  expectNoSideEffects,
-  first,
-  harnessFixture,
-  OHLCV,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
-} from '../testing/harness-fixture';
+import { expectNoSideEffects, first, harnessFixtures, OHLCV } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 describe('StepHarness — recovery (seed 002 split-brain)', () => {
   /** A run whose step is RUNNING under `owner`'s lease, as a crashed attempt left it. */

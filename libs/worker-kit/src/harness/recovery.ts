@@ -1,17 +1,10 @@
-import type { ArtifactStore } from '@tda/artifacts';
-import type { StepExecution, Timeframe } from '@tda/contracts';
+import { isTdaError, type StepExecution } from '@tda/contracts';
 import { producingRunId } from '@tda/flow-engine';
 import { settleOrAbort } from '../abortable';
-import { writeStepArtifacts, type ArtifactWriterOptions } from '../artifact-writer';
+import { writeStepArtifacts } from '../artifact-writer';
 import { HarnessShutdownError } from '../harness.errors';
-import {
-  callRecover,
-  type AnyStepHandler,
-  type ExistingArtifact,
-  type StepResult,
-} from '../step-handler';
-import type { StepTypeRegistry } from '@tda/step-types';
-import { isTdaError } from '@tda/contracts';
+import { callRecover, type ExistingArtifact, type StepResult } from '../step-handler';
+import type { HarnessIo } from './harness-io';
 import type { HarnessLog } from './harness-log';
 import { finalizeOutcome } from './outcomes';
 import { checkStepInputs, buildStepContext } from './step-context';
@@ -24,23 +17,12 @@ import {
   type StepTarget,
 } from './step-end';
 
-export interface RecoveryOptions {
-  handler: AnyStepHandler;
-  artifacts: ArtifactStore;
-  registry: StepTypeRegistry;
-  owner: string;
-  clock: () => Date;
+export interface RecoveryOptions extends HarnessIo {
   /** A recover() gets the step timeout, like an execution. */
   timeoutMs: number;
   /** The redelivery bound: a recover() still failing at it stops being retried by nacks. */
   maxDeliveryAttempts: number;
   log: HarnessLog;
-  live: Set<StepBudget>;
-  artifactUri: (
-    target: StepTarget,
-    timeframe: Timeframe | undefined,
-  ) => (suffix?: string) => string;
-  writer: Omit<ArtifactWriterOptions, 'signal'>;
 }
 
 /**

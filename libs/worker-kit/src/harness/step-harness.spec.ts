@@ -1,27 +1,11 @@
 import { sha256Hex } from '@tda/artifacts';
 import { createMetrics } from '@tda/observability';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CounterLike } from '../harness-metrics';
 import { TestStepHandler } from '../testing';
-import {
-  first,
-  harnessFixture,
-  OHLCV,
-  T0,
-  type HarnessFixture,
-  type HarnessFixtureOptions,
-} from '../testing/harness-fixture';
+import { first, harnessFixtures, OHLCV, T0 } from '../testing/harness-fixture';
 
-const open: HarnessFixture[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((f) => f.close()));
-});
-
-async function fixture(options: HarnessFixtureOptions = {}): Promise<HarnessFixture> {
-  const f = await harnessFixture(options);
-  open.push(f);
-  return f;
-}
+const fixture = harnessFixtures();
 
 describe('StepHarness — happy path', () => {
   it('claims, executes once, writes the artifact, finalizes and publishes one step event', async () => {

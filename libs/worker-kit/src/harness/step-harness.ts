@@ -15,6 +15,7 @@ import { stepTypeRegistry, type StepTypeRegistry } from '@tda/step-types';
 import { Admission } from './admission';
 import { Execution } from './execution';
 import { Finalizer } from './finalizer';
+import type { HarnessIo } from './harness-io';
 import { HarnessLog } from './harness-log';
 import { Recovery } from './recovery';
 import type { BudgetLease, StepBudget } from './step-budget';
@@ -237,7 +238,7 @@ export class StepHarness {
   }
 
   /** What recovery and execution share: adapters, naming, the writer's retry settings. */
-  private io(options: StepHarnessOptions, clock: () => Date) {
+  private io(options: StepHarnessOptions, clock: () => Date): HarnessIo {
     const { policy } = this;
     return {
       handler: options.handler,

@@ -1,4 +1,4 @@
-import { ArtifactNotFoundError, parseGcsUri, type ArtifactStore } from '@tda/artifacts';
+import { ArtifactNotFoundError, isGcsUri, type ArtifactStore } from '@tda/artifacts';
 import type { FlowRun, FlowStep, ValidationIssue } from '@tda/contracts';
 import { reusedFromOf } from '@tda/flow-engine';
 import { StepInputError } from '../step-errors';
@@ -34,16 +34,6 @@ function refsOf(
     return raw === undefined ? [] : [{ field: declaration.field, id: raw }];
   const list = Array.isArray(raw) ? (raw as unknown[]) : [];
   return list.map((id, index) => ({ field: `${declaration.field}[${index}]`, id }));
-}
-
-function isGcsUri(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    parseGcsUri(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { InMemoryFlowRunStore, updateWithRetry } from '@tda/flow-store';
 import { makeFlowRun } from '@tda/flow-store/testing';
 import { buildTopology, InMemoryBroker, STEP_EVENTS_TOPIC } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { StepHarnessMetrics } from '../harness-metrics';
 import type { StepHarnessPolicy } from '../harness-policy';
 import { StepHarness } from '../harness/step-harness';
@@ -119,6 +119,19 @@ export async function harnessFixture(options: HarnessFixtureOptions = {}) {
 }
 
 export type HarnessFixture = Awaited<ReturnType<typeof harnessFixture>>;
+
+/** A harnessFixture factory for one spec file: every fixture it made is closed after each test. */
+export function harnessFixtures(): (options?: HarnessFixtureOptions) => Promise<HarnessFixture> {
+  const open: HarnessFixture[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((f) => f.close()));
+  });
+  return async (options = {}) => {
+    const f = await harnessFixture(options);
+    open.push(f);
+    return f;
+  };
+}
 
 /** A promise with its resolver, to let a test act while a handler is mid-execution. */
 export function deferred(): { promise: Promise<void>; resolve: () => void } {

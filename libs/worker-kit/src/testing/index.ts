@@ -4,3 +4,4 @@ export * from './test-step.handler';
 export * from './recording.publisher';
 export * from './memory-worker-env';
 export * from './handler-context';
+export * from './deliver-step';

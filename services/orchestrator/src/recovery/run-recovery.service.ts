@@ -25,6 +25,7 @@ import {
 } from '../orchestrator.tokens';
 import { assertRunId } from '../runs/path-ids';
 import { RunAdmission } from '../runs/run-admission.service';
+import { logRunCreated } from '../runs/run-created.log';
 import { retryDecision } from './retry.decision';
 
 const RERUN_BODY_KEYS = new Set(['fromStepId']);
@@ -168,15 +169,10 @@ export class RunRecoveryService {
     await this.admission.createWithinQuota(run.ownerId, async () => {
       await this.store.create(run);
     });
-    logEvent(this.logger, 'info', 'run_created', {
-      runId: run.runId,
-      flowKey: run.flowKey,
-      ownerId: run.ownerId,
-      steps: Object.keys(run.steps).length,
+    logRunCreated(this.logger, run, {
       rerunOf: { runId, fromStepId },
       reused: decision.reused,
       rerun: decision.rerun,
-      ...(run.deadlineAt === undefined ? {} : { deadlineAt: run.deadlineAt }),
     });
     // The run exists: a failed pass is logged and retried by the next one.
     return this.admission.admitCreated(run, 'trigger');

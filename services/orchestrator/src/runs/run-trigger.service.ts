@@ -25,6 +25,7 @@ import {
 import { IdempotencyKeys } from './idempotency-keys.service';
 import { KeyedMutex } from './keyed-mutex';
 import { RunAdmission } from './run-admission.service';
+import { logRunCreated } from './run-created.log';
 
 export const DEFAULT_TRIGGER = { type: 'USER', source: 'orchestrator-api' } as const;
 
@@ -139,14 +140,7 @@ export class RunTrigger {
 
   private async create(run: FlowRun): Promise<void> {
     await this.store.create(run);
-    logEvent(this.logger, 'info', 'run_created', {
-      runId: run.runId,
-      flowKey: run.flowKey,
-      ownerId: run.ownerId,
-      steps: Object.keys(run.steps).length,
-      ...(run.idempotencyKey === undefined ? {} : { idempotencyKey: run.idempotencyKey }),
-      ...(run.deadlineAt === undefined ? {} : { deadlineAt: run.deadlineAt }),
-    });
+    logRunCreated(this.logger, run);
   }
 
   /**
