@@ -7,41 +7,23 @@ import {
   type DynamicModule,
 } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import type { ArtifactStore } from '@tda/artifacts';
-import type { StepType } from '@tda/contracts';
-import type { FlowRunStore } from '@tda/flow-store';
 import {
   MESSAGE_TYPES,
   PubSubContext,
   type HandlerOutcome,
   type MessageBroker,
 } from '@tda/messaging';
-import type { Logger } from '@tda/observability';
-import type { StepHarnessMetrics } from './harness-metrics';
 import { toHandlerOutcome } from './harness-outcome';
-import type { StepHarnessPolicy } from './harness-policy';
 import { reportDeliveryOutcome } from './pubsub-push.subscriber';
-import { StepHarnessRegistry } from './step-harness.registry';
-import type { AnyStepHandler } from './step-handler';
+import { StepHarnessRegistry, type StepHarnessRegistryOptions } from './step-harness.registry';
 
-export interface WorkerModuleOptions {
-  /** Exactly one per step type; duplicates refuse to boot. */
-  handlers: AnyStepHandler[];
-  store: FlowRunStore;
-  /** Publishes the step events (and is what createWorkerMicroservice consumes from). */
+/**
+ * The registry's options (exactly one handler per step type, each consumed step type with a
+ * handler, or the module refuses to boot), with the broker both publishing the step events and
+ * feeding createWorkerMicroservice.
+ */
+export interface WorkerModuleOptions extends Omit<StepHarnessRegistryOptions, 'publisher'> {
   broker: MessageBroker;
-  artifacts: ArtifactStore;
-  logger: Logger;
-  clock?: () => Date;
-  /** Lease owner identity; default `worker/<host>/<pid>/<random>`. */
-  owner?: string;
-  policy?: Partial<StepHarnessPolicy>;
-  metrics?: StepHarnessMetrics;
-  /**
-   * Step types whose subscriptions this process consumes; each must have a handler or the
-   * module refuses to boot. Default: the handlers' step types.
-   */
-  stepTypes?: StepType[];
 }
 
 export const WORKER_MODULE_OPTIONS = Symbol.for('tda.worker-kit.options');
