@@ -47,8 +47,9 @@ COPY --from=builder /workspace/dist/services/\${SERVICE}/ ./
 RUN mkdir -p .data && chown node:node .data
 USER node
 EXPOSE 8080
+# Shell form: sh expands PORT (the port the service listens on) before node runs.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \\
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD node -e "fetch('http://127.0.0.1:\${PORT:-8080}/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "main.js"]
 `;
 }
