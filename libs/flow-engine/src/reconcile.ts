@@ -158,89 +158,137 @@ function advanceDrift(run: FlowRun, behind: AdvanceResult): DriftItem[] {
  * policy, new READY steps). `drift` lists every finding with its action. Nothing to do -> empty
  * patch, nothing to republish, no drift.
  */
-export function reconcileRun(run: FlowRun, options: ReconcileOptions): ReconcileResult {
-  assertReconcileOptions(options);
-  const patches: RunPatch[] = [];
-  const reclaimed: string[] = [];
-  const failed: string[] = [];
-  const timedOut: string[] = [];
-  const cancelled: string[] = [];
-  const stale: string[] = [];
-  const drift: DriftItem[] = [];
+/** What one pass found per step, before the advance (step decisions and their drift). */
+interface StepFindings {
+  patches: RunPatch[];
+  reclaimed: string[];
+  failed: string[];
+  timedOut: string[];
+  cancelled: string[];
+  /** READY steps never claimed within republishReadyAfterMs. */
+  stale: string[];
+  drift: DriftItem[];
+}
+
+/** A READY step waiting longer than the republish cutoff (or without readyAt) → republish. */
+function readyDrift(
+  stepId: string,
+  step: FlowStep,
+  nowMs: number,
+  cutoffMs: number,
+): DriftItem | undefined {
+  const readyMs = timestampMs(step.readyAt);
+  if (readyMs !== undefined && readyMs > cutoffMs) return undefined;
+  return {
+    kind: 'ready_unclaimed',
+    action: 'republish',
+    stepId,
+    detail: {
+      readyAt: step.readyAt ?? null,
+      waitedMs: readyMs === undefined ? null : nowMs - readyMs,
+      attempt: step.attempt,
+    },
+  };
+}
+
+type DecidedList = 'reclaimed' | 'failed' | 'timedOut' | 'cancelled';
+
+/** The drift item of a RUNNING step's decision, and the lists the step goes to. */
+function runningFinding(
+  run: FlowRun,
+  stepId: string,
+  step: FlowStep,
+  decision: Exclude<RunningStepDecision, { kind: 'none' }>,
+  options: ReconcileOptions,
+): { lists: DecidedList[]; item: DriftItem } {
+  const base = {
+    attempt: step.attempt,
+    leaseOwner: step.lease?.owner ?? null,
+    leaseExpiresAt: step.lease?.expiresAt ?? null,
+  };
+  const maxAttempts = effectiveMaxAttempts(step, options.maxAttempts);
+  switch (decision.kind) {
+    case 'timeout':
+      return {
+        lists: ['failed', 'timedOut'],
+        item: {
+          kind: 'step_timeout',
+          action: 'fail_step',
+          stepId,
+          detail: { ...base, deadlineAt: step.deadlineAt, errorCode: 'STEP_TIMEOUT' },
+        },
+      };
+    case 'reclaim':
+      return {
+        lists: ['reclaimed'],
+        item: {
+          kind: 'lease_expired',
+          action: 'reclaim',
+          stepId,
+          detail: { ...base, maxAttempts },
+        },
+      };
+    case 'fail':
+      return {
+        lists: ['failed'],
+        item: {
+          kind: 'lease_expired',
+          action: 'fail_step',
+          stepId,
+          detail: { ...base, maxAttempts, errorCode: decision.error.code },
+        },
+      };
+    case 'cancel':
+      return {
+        lists: ['cancelled'],
+        item: {
+          kind: decision.cause,
+          action: 'cancel_step',
+          stepId,
+          detail: { ...base, runStatus: run.status },
+        },
+      };
+  }
+}
+
+function findStepDrift(run: FlowRun, options: ReconcileOptions): StepFindings {
+  const found: StepFindings = {
+    patches: [],
+    reclaimed: [],
+    failed: [],
+    timedOut: [],
+    cancelled: [],
+    stale: [],
+    drift: [],
+  };
   const nowMs = options.now.getTime();
-  const cutoff = nowMs - options.republishReadyAfterMs;
+  const cutoffMs = nowMs - options.republishReadyAfterMs;
   for (const [stepId, step] of sortedSteps(run)) {
     if (step.status === 'READY') {
-      const readyMs = timestampMs(step.readyAt);
-      if (readyMs === undefined || readyMs <= cutoff) {
-        stale.push(stepId);
-        drift.push({
-          kind: 'ready_unclaimed',
-          action: 'republish',
-          stepId,
-          detail: {
-            readyAt: step.readyAt ?? null,
-            waitedMs: readyMs === undefined ? null : nowMs - readyMs,
-            attempt: step.attempt,
-          },
-        });
+      const item = readyDrift(stepId, step, nowMs, cutoffMs);
+      if (item !== undefined) {
+        found.stale.push(stepId);
+        found.drift.push(item);
       }
       continue;
     }
     if (step.status !== 'RUNNING') continue;
     const decision = decideRunningStep(run, stepId, options);
     if (decision.kind === 'none') continue;
-    patches.push(decision.patch);
-    const base = {
-      attempt: step.attempt,
-      leaseOwner: step.lease?.owner ?? null,
-      leaseExpiresAt: step.lease?.expiresAt ?? null,
-    };
-    switch (decision.kind) {
-      case 'timeout':
-        failed.push(stepId);
-        timedOut.push(stepId);
-        drift.push({
-          kind: 'step_timeout',
-          action: 'fail_step',
-          stepId,
-          detail: { ...base, deadlineAt: step.deadlineAt, errorCode: 'STEP_TIMEOUT' },
-        });
-        break;
-      case 'reclaim':
-        reclaimed.push(stepId);
-        drift.push({
-          kind: 'lease_expired',
-          action: 'reclaim',
-          stepId,
-          detail: { ...base, maxAttempts: effectiveMaxAttempts(step, options.maxAttempts) },
-        });
-        break;
-      case 'fail':
-        failed.push(stepId);
-        drift.push({
-          kind: 'lease_expired',
-          action: 'fail_step',
-          stepId,
-          detail: {
-            ...base,
-            maxAttempts: effectiveMaxAttempts(step, options.maxAttempts),
-            errorCode: decision.error.code,
-          },
-        });
-        break;
-      case 'cancel': {
-        cancelled.push(stepId);
-        drift.push({
-          kind: decision.cause,
-          action: 'cancel_step',
-          stepId,
-          detail: { ...base, runStatus: run.status },
-        });
-        break;
-      }
-    }
+    found.patches.push(decision.patch);
+    const { lists, item } = runningFinding(run, stepId, step, decision, options);
+    for (const list of lists) found[list].push(stepId);
+    found.drift.push(item);
   }
+  return found;
+}
+
+export function reconcileRun(run: FlowRun, options: ReconcileOptions): ReconcileResult {
+  assertReconcileOptions(options);
+  const { patches, reclaimed, failed, timedOut, cancelled, stale, drift } = findStepDrift(
+    run,
+    options,
+  );
   const behind = advance(run, options.now);
   drift.push(...advanceDrift(run, behind));
   const supervised = mergePatches(...patches);

@@ -141,80 +141,9 @@ export function decideRetry(
   options: RetryOptions,
 ): RetryDecision {
   const requested = [...new Set(stepIds)].sort();
-  const missing = requested.filter((id) => !isStorageSafeStepId(id) || !hasStep(run, id));
-  if (missing.length > 0) return { kind: 'not_found', stepIds: missing };
-  if (run.cancelRequestedAt !== undefined || run.status === 'CANCELLED') {
-    return conflict(
-      { kind: 'run_cancelled', runStatus: run.status },
-      `run ${run.runId} was cancelled; a cancelled run never restarts (rerun it instead)`,
-    );
-  }
-  const failed = failedStepIds(run);
-  const notFailed = requested.filter((id) => stepOf(run, id)?.status !== 'FAILED');
-  if (notFailed.length > 0) {
-    const retriedBefore = notFailed.every((id) => {
-      const step = stepOf(run, id);
-      return step !== undefined && retryHistoryOf(step).length > 0;
-    });
-    if (retriedBefore && run.status !== 'FAILED' && notFailed.length === requested.length) {
-      return { kind: 'already_retried', stepIds: requested };
-    }
-    const [first = ''] = notFailed;
-    const status = stepOf(run, first)?.status ?? 'PENDING';
-    return conflict(
-      { kind: 'step_not_failed', stepId: first, status, failedStepIds: failed },
-      `step ${first} is ${status}, not FAILED; only a FAILED step can be retried`,
-    );
-  }
-  if (run.status !== 'FAILED') {
-    return conflict(
-      { kind: 'run_not_failed', runStatus: run.status },
-      `run ${run.runId} is ${run.status}; retry restarts FAILED runs only (try again once it ended)`,
-    );
-  }
-  const others = failed.filter((id) => !requested.includes(id));
-  if (others.length > 0) {
-    return conflict(
-      { kind: 'other_failed_steps', stepIds: others },
-      `run ${run.runId} has other FAILED steps (${others.join(', ')}); retry them together`,
-    );
-  }
-
-  const nowMs = options.now.getTime();
-  const leaseLive = (step: FlowStep): boolean => {
-    const expires = timestampMs(step.lease?.expiresAt);
-    return expires !== undefined && expires > nowMs;
-  };
-  const running = sortedSteps(run).filter(([, step]) => step.status === 'RUNNING');
-  const live = running.filter(([, step]) => leaseLive(step)).map(([id]) => id);
-  if (live.length > 0) {
-    return conflict(
-      { kind: 'steps_running', stepIds: live },
-      `steps of run ${run.runId} are still running (${live.join(', ')}); their workers stop at their next heartbeat, retry once they have`,
-    );
-  }
-
-  const now = toTimestamp(options.now);
-  const patch: Record<string, unknown> = {};
-  const reopened: string[] = [];
-  for (const [id, step] of sortedSteps(run)) {
-    const retried = requested.includes(id);
-    // RUNNING here means abandoned (no live lease, checked above): its worker is gone, and
-    // should it come back, its next conditional write finds the lease gone and it stops.
-    if (!retried && step.status !== 'CANCELLED' && step.status !== 'RUNNING') continue;
-    Object.assign(patch, stepPatch(id, reopenStep(step, now)));
-    if (!retried) reopened.push(id);
-  }
-  const record: RunRetryRecord = { retriedAt: now, stepIds: requested, reopened };
-  if (run.error !== undefined) record.error = structuredClone(run.error);
-  if (run.finishedAt !== undefined) record.finishedAt = run.finishedAt;
-  patch['status'] = 'RUNNING';
-  patch['retryHistory'] = [...runRetryHistoryOf(run), record];
-  if (run.error !== undefined) patch['error'] = FIELD_DELETE;
-  if (run.finishedAt !== undefined) patch['finishedAt'] = FIELD_DELETE;
-  const deadlineAt = renewedDeadline(run, options.now);
-  if (deadlineAt !== undefined) patch['deadlineAt'] = deadlineAt;
-
+  const refused = refuseRetry(run, requested) ?? refuseWhileRunning(run, options.now);
+  if (refused !== undefined) return refused;
+  const { patch, reopened } = retryPatch(run, requested, options.now);
   const combined = withAdvance(run, patch, options.now);
   if (isTerminalRunStatus(combined.advance.runStatus)) {
     const { runStatus, runError } = combined.advance;
@@ -230,6 +159,101 @@ export function decideRetry(
     reopened,
     advance: combined.advance,
   };
+}
+
+/** Why the requested steps cannot be retried, from the document alone; undefined when they can. */
+function refuseRetry(run: FlowRun, requested: readonly string[]): RetryDecision | undefined {
+  const missing = requested.filter((id) => !isStorageSafeStepId(id) || !hasStep(run, id));
+  if (missing.length > 0) return { kind: 'not_found', stepIds: missing };
+  if (run.cancelRequestedAt !== undefined || run.status === 'CANCELLED') {
+    return conflict(
+      { kind: 'run_cancelled', runStatus: run.status },
+      `run ${run.runId} was cancelled; a cancelled run never restarts (rerun it instead)`,
+    );
+  }
+  const failed = failedStepIds(run);
+  const notFailed = requested.filter((id) => stepOf(run, id)?.status !== 'FAILED');
+  if (notFailed.length > 0) return refuseNotFailed(run, requested, notFailed, failed);
+  if (run.status !== 'FAILED') {
+    return conflict(
+      { kind: 'run_not_failed', runStatus: run.status },
+      `run ${run.runId} is ${run.status}; retry restarts FAILED runs only (try again once it ended)`,
+    );
+  }
+  const others = failed.filter((id) => !requested.includes(id));
+  if (others.length === 0) return undefined;
+  return conflict(
+    { kind: 'other_failed_steps', stepIds: others },
+    `run ${run.runId} has other FAILED steps (${others.join(', ')}); retry them together`,
+  );
+}
+
+/** Requested steps that are not FAILED: a repeated retry (already done) or a conflict. */
+function refuseNotFailed(
+  run: FlowRun,
+  requested: readonly string[],
+  notFailed: readonly string[],
+  failed: string[],
+): RetryDecision {
+  const retriedBefore = notFailed.every((id) => {
+    const step = stepOf(run, id);
+    return step !== undefined && retryHistoryOf(step).length > 0;
+  });
+  if (retriedBefore && run.status !== 'FAILED' && notFailed.length === requested.length) {
+    return { kind: 'already_retried', stepIds: [...requested] };
+  }
+  const [first = ''] = notFailed;
+  const status = stepOf(run, first)?.status ?? 'PENDING';
+  return conflict(
+    { kind: 'step_not_failed', stepId: first, status, failedStepIds: failed },
+    `step ${first} is ${status}, not FAILED; only a FAILED step can be retried`,
+  );
+}
+
+/** Steps still RUNNING under a live lease: their workers have not stopped yet. */
+function refuseWhileRunning(run: FlowRun, now: Date): RetryDecision | undefined {
+  const nowMs = now.getTime();
+  const live = sortedSteps(run)
+    .filter(([, step]) => step.status === 'RUNNING')
+    .filter(([, step]) => {
+      const expires = timestampMs(step.lease?.expiresAt);
+      return expires !== undefined && expires > nowMs;
+    })
+    .map(([id]) => id);
+  if (live.length === 0) return undefined;
+  return conflict(
+    { kind: 'steps_running', stepIds: live },
+    `steps of run ${run.runId} are still running (${live.join(', ')}); their workers stop at their next heartbeat, retry once they have`,
+  );
+}
+
+/** The retry write before the advance: re-opened steps, the run RUNNING again, its history. */
+function retryPatch(
+  run: FlowRun,
+  requested: readonly string[],
+  nowDate: Date,
+): { patch: Record<string, unknown>; reopened: string[] } {
+  const now = toTimestamp(nowDate);
+  const patch: Record<string, unknown> = {};
+  const reopened: string[] = [];
+  for (const [id, step] of sortedSteps(run)) {
+    const retried = requested.includes(id);
+    // RUNNING here means abandoned (no live lease, checked before): its worker is gone, and
+    // should it come back, its next conditional write finds the lease gone and it stops.
+    if (!retried && step.status !== 'CANCELLED' && step.status !== 'RUNNING') continue;
+    Object.assign(patch, stepPatch(id, reopenStep(step, now)));
+    if (!retried) reopened.push(id);
+  }
+  const record: RunRetryRecord = { retriedAt: now, stepIds: [...requested], reopened };
+  if (run.error !== undefined) record.error = structuredClone(run.error);
+  if (run.finishedAt !== undefined) record.finishedAt = run.finishedAt;
+  patch['status'] = 'RUNNING';
+  patch['retryHistory'] = [...runRetryHistoryOf(run), record];
+  if (run.error !== undefined) patch['error'] = FIELD_DELETE;
+  if (run.finishedAt !== undefined) patch['finishedAt'] = FIELD_DELETE;
+  const deadlineAt = renewedDeadline(run, nowDate);
+  if (deadlineAt !== undefined) patch['deadlineAt'] = deadlineAt;
+  return { patch, reopened };
 }
 
 /**
