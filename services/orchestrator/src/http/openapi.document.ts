@@ -166,6 +166,182 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...RECOVERY_OPENAPI_SCHEMAS,
 };
 
+/** Triggering, listing, reading and cancelling runs. */
+const RUN_PATHS: Readonly<Record<string, Json>> = {
+  '/runs': {
+    post: {
+      operationId: 'triggerRun',
+      summary: 'Create a run of a flow (idempotent per owner and idempotencyKey)',
+      parameters: [
+        {
+          name: 'X-TDA-Owner',
+          in: 'header',
+          required: false,
+          description: 'Owner the run is created for (default TDA_DEFAULT_OWNER)',
+          schema: { type: 'string', pattern: OWNER_ID_PATTERN.source },
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('TriggerRequest') } },
+      },
+      responses: {
+        '201': json(
+          ref('FlowRun'),
+          'Created (Location: /runs/{runId}): RUNNING when admitted, PENDING while queued behind the running-runs limits (see blocked-on)',
+        ),
+        '200': json(ref('FlowRun'), 'The existing run of this idempotencyKey'),
+        '400': error('INVALID_REQUEST: body, scope or flowKey (details.availableFlowKeys)'),
+        '409': error(
+          'CONFLICT: idempotencyKey reused for a different request (flowKey, scope or deadlineSeconds; details.field)',
+        ),
+        '429': error(
+          'QUOTA_EXCEEDED (retryable): the owner already has TDA_MAX_ACTIVE_RUNS_PER_OWNER active (PENDING or RUNNING) runs; details {ownerId, active, limit}; nothing was created',
+        ),
+        ...COMMON_ERRORS,
+      },
+    },
+    get: {
+      operationId: 'listRuns',
+      summary: 'Runs, newest first (keyset pagination)',
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          schema: {
+            type: 'integer',
+            minimum: 1,
+            maximum: LIST_LIMIT_MAX,
+            default: DEFAULT_LIST_LIMIT,
+          },
+        },
+        { name: 'cursor', in: 'query', schema: { type: 'string' } },
+        {
+          name: 'status',
+          in: 'query',
+          schema: { type: 'string', enum: [...RUN_STATUSES] },
+        },
+        { name: 'flowKey', in: 'query', schema: { type: 'string' } },
+        { name: 'ownerId', in: 'query', schema: { type: 'string' } },
+        { name: 'idempotencyKey', in: 'query', schema: { type: 'string' } },
+      ],
+      responses: {
+        '200': json(ref('RunListPage'), 'One page'),
+        '400': error('INVALID_REQUEST: bad limit, cursor, status or unknown parameter'),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  '/runs/{runId}': {
+    get: {
+      operationId: 'getRun',
+      parameters: [RUN_ID_PARAM],
+      responses: {
+        '200': json(ref('FlowRun'), 'The run'),
+        '400': error('INVALID_REQUEST: malformed runId'),
+        '404': error('NOT_FOUND'),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  '/runs/{runId}/cancel': {
+    post: {
+      operationId: 'cancelRun',
+      summary: 'Cancel (idempotent); RUNNING steps stop at their next heartbeat',
+      parameters: [RUN_ID_PARAM],
+      responses: {
+        '200': json(ref('FlowRun'), 'The run, CANCELLED (also when it already was)'),
+        '400': error('INVALID_REQUEST: malformed runId'),
+        '404': error('NOT_FOUND'),
+        '409': error('CONFLICT: the run already SUCCEEDED or FAILED'),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+};
+
+/** What a step waits on, and its artifact. */
+const STEP_PATHS: Readonly<Record<string, Json>> = {
+  '/runs/{runId}/steps/{stepId}/blocked-on': {
+    get: {
+      operationId: 'blockedOn',
+      summary:
+        'Why a step is not running / not done (a queued run: reason kind "queued" with its position)',
+      parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
+      responses: {
+        '200': json(ref('BlockedOn'), 'Structured reasons and a summary'),
+        '400': error('INVALID_REQUEST: malformed runId or stepId'),
+        '404': error('NOT_FOUND: no such run or step'),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  '/runs/{runId}/steps/{stepId}/artifact': {
+    get: {
+      operationId: 'getStepArtifact',
+      summary: "The step's primary artifact (outputs.gcs_uri), byte for byte as stored",
+      description: `Read-only, through the artifact store. Served only from the deployment's artifacts bucket and up to ${MAX_ARTIFACT_RESPONSE_BYTES} bytes. Headers X-TDA-Artifact-Uri and X-TDA-Artifact-Sha256 (equal to outputs.execution.artifact.sha256).`,
+      parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
+      responses: {
+        '200': json(
+          ref('StepArtifact'),
+          `The artifact JSON (${artifactContractsPhrase()} contract, by step type)`,
+        ),
+        '400': error('INVALID_REQUEST: malformed runId or stepId'),
+        '404': error('NOT_FOUND: no such run or step'),
+        '409': error(
+          'CONFLICT: the step has no artifact yet (details.status; artifacts exist once it SUCCEEDED)',
+        ),
+        '502': error(
+          'UPSTREAM_UNAVAILABLE: storage cannot serve it (details.reason: read_failed (retryable) | missing | too_large | not_json | invalid_uri | foreign_bucket)',
+        ),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+};
+
+/** The flow catalogue and the unauthenticated service routes. */
+const SERVICE_PATHS: Readonly<Record<string, Json>> = {
+  '/flows': {
+    get: {
+      operationId: 'listFlows',
+      responses: { '200': json(ref('FlowList'), 'The flow catalogue'), ...COMMON_ERRORS },
+    },
+  },
+  '/healthz': {
+    get: {
+      operationId: 'health',
+      security: [],
+      responses: {
+        '200': json(
+          { type: 'object', properties: { status: { const: 'ok' } } },
+          'The process is up',
+        ),
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      security: [],
+      responses: {
+        '200': {
+          description: 'Prometheus text exposition (tda_* counters)',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'openApi',
+      security: [],
+      responses: { '200': { description: 'This document' } },
+    },
+  },
+};
+
 /** The OpenAPI 3.1 description served at GET /openapi.json (and rendered at /docs). */
 export function buildOpenApiDocument(): Json {
   return {
@@ -182,170 +358,9 @@ export function buildOpenApiDocument(): Json {
     },
     security: [{ bearer: [] }],
     paths: {
-      '/runs': {
-        post: {
-          operationId: 'triggerRun',
-          summary: 'Create a run of a flow (idempotent per owner and idempotencyKey)',
-          parameters: [
-            {
-              name: 'X-TDA-Owner',
-              in: 'header',
-              required: false,
-              description: 'Owner the run is created for (default TDA_DEFAULT_OWNER)',
-              schema: { type: 'string', pattern: OWNER_ID_PATTERN.source },
-            },
-          ],
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: ref('TriggerRequest') } },
-          },
-          responses: {
-            '201': json(
-              ref('FlowRun'),
-              'Created (Location: /runs/{runId}): RUNNING when admitted, PENDING while queued behind the running-runs limits (see blocked-on)',
-            ),
-            '200': json(ref('FlowRun'), 'The existing run of this idempotencyKey'),
-            '400': error('INVALID_REQUEST: body, scope or flowKey (details.availableFlowKeys)'),
-            '409': error(
-              'CONFLICT: idempotencyKey reused for a different request (flowKey, scope or deadlineSeconds; details.field)',
-            ),
-            '429': error(
-              'QUOTA_EXCEEDED (retryable): the owner already has TDA_MAX_ACTIVE_RUNS_PER_OWNER active (PENDING or RUNNING) runs; details {ownerId, active, limit}; nothing was created',
-            ),
-            ...COMMON_ERRORS,
-          },
-        },
-        get: {
-          operationId: 'listRuns',
-          summary: 'Runs, newest first (keyset pagination)',
-          parameters: [
-            {
-              name: 'limit',
-              in: 'query',
-              schema: {
-                type: 'integer',
-                minimum: 1,
-                maximum: LIST_LIMIT_MAX,
-                default: DEFAULT_LIST_LIMIT,
-              },
-            },
-            { name: 'cursor', in: 'query', schema: { type: 'string' } },
-            {
-              name: 'status',
-              in: 'query',
-              schema: { type: 'string', enum: [...RUN_STATUSES] },
-            },
-            { name: 'flowKey', in: 'query', schema: { type: 'string' } },
-            { name: 'ownerId', in: 'query', schema: { type: 'string' } },
-            { name: 'idempotencyKey', in: 'query', schema: { type: 'string' } },
-          ],
-          responses: {
-            '200': json(ref('RunListPage'), 'One page'),
-            '400': error('INVALID_REQUEST: bad limit, cursor, status or unknown parameter'),
-            ...COMMON_ERRORS,
-          },
-        },
-      },
-      '/runs/{runId}': {
-        get: {
-          operationId: 'getRun',
-          parameters: [RUN_ID_PARAM],
-          responses: {
-            '200': json(ref('FlowRun'), 'The run'),
-            '400': error('INVALID_REQUEST: malformed runId'),
-            '404': error('NOT_FOUND'),
-            ...COMMON_ERRORS,
-          },
-        },
-      },
-      '/runs/{runId}/cancel': {
-        post: {
-          operationId: 'cancelRun',
-          summary: 'Cancel (idempotent); RUNNING steps stop at their next heartbeat',
-          parameters: [RUN_ID_PARAM],
-          responses: {
-            '200': json(ref('FlowRun'), 'The run, CANCELLED (also when it already was)'),
-            '400': error('INVALID_REQUEST: malformed runId'),
-            '404': error('NOT_FOUND'),
-            '409': error('CONFLICT: the run already SUCCEEDED or FAILED'),
-            ...COMMON_ERRORS,
-          },
-        },
-      },
-      '/runs/{runId}/steps/{stepId}/blocked-on': {
-        get: {
-          operationId: 'blockedOn',
-          summary:
-            'Why a step is not running / not done (a queued run: reason kind "queued" with its position)',
-          parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
-          responses: {
-            '200': json(ref('BlockedOn'), 'Structured reasons and a summary'),
-            '400': error('INVALID_REQUEST: malformed runId or stepId'),
-            '404': error('NOT_FOUND: no such run or step'),
-            ...COMMON_ERRORS,
-          },
-        },
-      },
-      '/runs/{runId}/steps/{stepId}/artifact': {
-        get: {
-          operationId: 'getStepArtifact',
-          summary: "The step's primary artifact (outputs.gcs_uri), byte for byte as stored",
-          description: `Read-only, through the artifact store. Served only from the deployment's artifacts bucket and up to ${MAX_ARTIFACT_RESPONSE_BYTES} bytes. Headers X-TDA-Artifact-Uri and X-TDA-Artifact-Sha256 (equal to outputs.execution.artifact.sha256).`,
-          parameters: [RUN_ID_PARAM, STEP_ID_PARAM],
-          responses: {
-            '200': json(
-              ref('StepArtifact'),
-              `The artifact JSON (${artifactContractsPhrase()} contract, by step type)`,
-            ),
-            '400': error('INVALID_REQUEST: malformed runId or stepId'),
-            '404': error('NOT_FOUND: no such run or step'),
-            '409': error(
-              'CONFLICT: the step has no artifact yet (details.status; artifacts exist once it SUCCEEDED)',
-            ),
-            '502': error(
-              'UPSTREAM_UNAVAILABLE: storage cannot serve it (details.reason: read_failed (retryable) | missing | too_large | not_json | invalid_uri | foreign_bucket)',
-            ),
-            ...COMMON_ERRORS,
-          },
-        },
-      },
-      '/flows': {
-        get: {
-          operationId: 'listFlows',
-          responses: { '200': json(ref('FlowList'), 'The flow catalogue'), ...COMMON_ERRORS },
-        },
-      },
-      '/healthz': {
-        get: {
-          operationId: 'health',
-          security: [],
-          responses: {
-            '200': json(
-              { type: 'object', properties: { status: { const: 'ok' } } },
-              'The process is up',
-            ),
-          },
-        },
-      },
-      '/metrics': {
-        get: {
-          operationId: 'metrics',
-          security: [],
-          responses: {
-            '200': {
-              description: 'Prometheus text exposition (tda_* counters)',
-              content: { 'text/plain': { schema: { type: 'string' } } },
-            },
-          },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'openApi',
-          security: [],
-          responses: { '200': { description: 'This document' } },
-        },
-      },
+      ...RUN_PATHS,
+      ...STEP_PATHS,
+      ...SERVICE_PATHS,
       ...ADMIN_RECONCILE_PATHS,
       ...RECOVERY_OPENAPI_PATHS,
     },
