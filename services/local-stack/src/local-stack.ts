@@ -10,12 +10,13 @@ import type { MessageBroker } from '@tda/messaging';
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
-import { type WorkerStepType } from '@tda/step-types';
+import type { WorkerStepType } from '@tda/step-types';
 import {
   composeWorker,
   type AnyStepHandler,
   type ComposedWorker,
   type StepHarnessPolicy,
+  type WorkerRuntime,
 } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 import { LOCAL_WORKERS } from './local-workers';
@@ -74,37 +75,11 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
   };
   try {
     const description: string[] = [];
-    let backend: LocalStack['backend'];
-    if (config.TDA_BACKEND === 'auto') {
-      backend = options.emulators !== undefined || hasGcloud() ? 'emulators' : 'memory';
-      description.push(
-        backend === 'emulators'
-          ? 'TDA_BACKEND=auto: gcloud found, using the Firestore and Pub/Sub emulators'
-          : 'TDA_BACKEND=auto: gcloud not found, using the in-memory backend (install google-cloud-cli with its emulators to run on them)',
-      );
-    } else backend = config.TDA_BACKEND;
-
-    const overlay: Record<string, string> = { TDA_BACKEND: backend };
-    if (
-      backend === 'emulators' &&
-      (config.FIRESTORE_EMULATOR_HOST === undefined || config.PUBSUB_EMULATOR_HOST === undefined)
-    ) {
-      let endpoints = options.emulators;
-      if (endpoints === undefined) {
-        const running: RunningEmulators = await startEmulators(config.GOOGLE_CLOUD_PROJECT);
-        cleanups.push(() => running.stop());
-        endpoints = running;
-        description.push('started the Firestore and Pub/Sub emulators (stopped on exit)');
-      }
-      overlay['FIRESTORE_EMULATOR_HOST'] = endpoints.firestoreHost;
-      overlay['PUBSUB_EMULATOR_HOST'] = endpoints.pubsubHost;
-      overlay['GOOGLE_CLOUD_PROJECT'] = endpoints.projectId;
-    }
-    const token = config.TDA_API_TOKEN ?? randomBytes(24).toString('base64url');
-    overlay['TDA_API_TOKEN'] = token;
-    overlay['PORT'] = String(config.PORT);
-    const serviceEnv: EnvSource = { ...options.env, ...overlay };
-
+    const backend = chooseBackend(config, options, description);
+    const { serviceEnv, token } = await serviceEnvironment(config, options, backend, {
+      cleanups,
+      description,
+    });
     const backends = await createBackends(
       loadConfig('local-stack', backendConfigSchema, serviceEnv),
     );
@@ -120,11 +95,10 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       artifacts: backends.artifacts,
       metrics,
     });
-    const orchestratorConfig = loadOrchestratorConfig(serviceEnv);
     const orchestrator: INestApplication = await createOrchestratorApp({
       ...adapters('orchestrator'),
       logger: options.loggerFor('orchestrator'),
-      config: orchestratorConfig,
+      config: loadOrchestratorConfig(serviceEnv),
     });
     cleanups.push(() => orchestrator.close());
 
@@ -137,40 +111,91 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     });
     cleanups.push(...workers.map((w) => () => w.close()));
     for (const worker of workers) await worker.worker.app.listen();
-    const llm = workers.find((w) => w.runtime.startedFields?.['llmProvider'] !== undefined);
-    const provider = llm?.runtime.startedFields?.['llmProvider'];
-    if (provider !== undefined) {
-      description.push(
-        provider === 'offline'
-          ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'
-          : `LLM: ${String(provider)}`,
-      );
-    }
+    description.push(...llmLine(workers));
     await orchestrator.startAllMicroservices();
-    await orchestrator.listen(config.PORT, '127.0.0.1');
-    const address = orchestrator.getHttpServer().address() as { port: number };
-    const url = `http://127.0.0.1:${address.port}`;
-
-    const dataDir = resolve(config.TDA_DATA_DIR);
-    mkdirSync(dataDir, { recursive: true });
-    const apiFile = join(dataDir, LOCAL_API_FILE);
-    // The CLI finds the local API here; the token is local and regenerated on every start.
-    writeFileSync(apiFile, `${JSON.stringify({ url, token }, null, 2)}\n`, { mode: 0o600 });
-
-    return {
-      url,
-      token,
-      backend,
-      description,
-      dataDir,
-      backends,
-      config,
-      close: closeAll,
-    };
+    const { url, dataDir } = await serveApi(orchestrator, config, token);
+    return { url, token, backend, description, dataDir, backends, config, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
   }
+}
+
+/** TDA_BACKEND, with `auto` decided: the emulators when gcloud (or given endpoints) is there. */
+function chooseBackend(
+  config: LocalStackConfig,
+  options: StartLocalStackOptions,
+  description: string[],
+): LocalStack['backend'] {
+  if (config.TDA_BACKEND !== 'auto') return config.TDA_BACKEND;
+  const backend = options.emulators !== undefined || hasGcloud() ? 'emulators' : 'memory';
+  description.push(
+    backend === 'emulators'
+      ? 'TDA_BACKEND=auto: gcloud found, using the Firestore and Pub/Sub emulators'
+      : 'TDA_BACKEND=auto: gcloud not found, using the in-memory backend (install google-cloud-cli with its emulators to run on them)',
+  );
+  return backend;
+}
+
+/**
+ * The env every service validates with its own schema: the process env plus the backend, the
+ * emulator hosts (started here when none are set), the API token and the port.
+ */
+async function serviceEnvironment(
+  config: LocalStackConfig,
+  options: StartLocalStackOptions,
+  backend: LocalStack['backend'],
+  out: { cleanups: (() => Promise<void>)[]; description: string[] },
+): Promise<{ serviceEnv: EnvSource; token: string }> {
+  const overlay: Record<string, string> = { TDA_BACKEND: backend };
+  const hostsSet =
+    config.FIRESTORE_EMULATOR_HOST !== undefined && config.PUBSUB_EMULATOR_HOST !== undefined;
+  if (backend === 'emulators' && !hostsSet) {
+    let endpoints = options.emulators;
+    if (endpoints === undefined) {
+      const running: RunningEmulators = await startEmulators(config.GOOGLE_CLOUD_PROJECT);
+      out.cleanups.push(() => running.stop());
+      endpoints = running;
+      out.description.push('started the Firestore and Pub/Sub emulators (stopped on exit)');
+    }
+    overlay['FIRESTORE_EMULATOR_HOST'] = endpoints.firestoreHost;
+    overlay['PUBSUB_EMULATOR_HOST'] = endpoints.pubsubHost;
+    overlay['GOOGLE_CLOUD_PROJECT'] = endpoints.projectId;
+  }
+  const token = config.TDA_API_TOKEN ?? randomBytes(24).toString('base64url');
+  overlay['TDA_API_TOKEN'] = token;
+  overlay['PORT'] = String(config.PORT);
+  return { serviceEnv: { ...options.env, ...overlay }, token };
+}
+
+/** The banner line naming the LLM provider, from the worker that reports one. */
+function llmLine(workers: readonly { runtime: WorkerRuntime }[]): string[] {
+  const provider = workers.find((w) => w.runtime.startedFields?.['llmProvider'] !== undefined)
+    ?.runtime.startedFields?.['llmProvider'];
+  if (provider === undefined) return [];
+  return [
+    provider === 'offline'
+      ? 'LLM: offline analyst (deterministic, no model; set GEMINI_API_KEY to use Gemini)'
+      : `LLM: ${String(provider)}`,
+  ];
+}
+
+/** Listens on 127.0.0.1 and writes local-api.json, where the CLI finds the API. */
+async function serveApi(
+  orchestrator: INestApplication,
+  config: LocalStackConfig,
+  token: string,
+): Promise<{ url: string; dataDir: string }> {
+  await orchestrator.listen(config.PORT, '127.0.0.1');
+  const address = orchestrator.getHttpServer().address() as { port: number };
+  const url = `http://127.0.0.1:${address.port}`;
+  const dataDir = resolve(config.TDA_DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  // The token is local and regenerated on every start (unless TDA_API_TOKEN is set).
+  writeFileSync(join(dataDir, LOCAL_API_FILE), `${JSON.stringify({ url, token }, null, 2)}\n`, {
+    mode: 0o600,
+  });
+  return { url, dataDir };
 }
 
 /** Every registered worker (LOCAL_WORKERS) not omitted by a test, over the shared adapters. */
