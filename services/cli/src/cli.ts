@@ -73,6 +73,13 @@ export interface CliOutcome {
 }
 
 /** The `tda` command line: a thin client of the orchestrator API. */
+/** What every command needs: the terminal, the exit code to set and the API client. */
+interface CliContext {
+  io: CliIo;
+  outcome: CliOutcome;
+  client(): ApiClient;
+}
+
 export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Command {
   const client = (): ApiClient => {
     const target = io.target();
@@ -91,7 +98,24 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     });
+  const ctx: CliContext = { io, outcome, client };
+  for (const add of [
+    addRunCommands,
+    addInspectCommands,
+    addRecoveryCommands,
+    addReplayCommands,
+    addReportCommand,
+    addLlmCommands,
+    addInfraCommands,
+  ]) {
+    add(program, ctx);
+  }
+  return program;
+}
 
+/** `run` (trigger, optionally watch) and `flows`. */
+function addRunCommands(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   program
     .command('run')
     .description('trigger a run of a flow')
@@ -118,30 +142,38 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
           ? { deadlineSeconds: Number(opts['deadlineSeconds']) }
           : {}),
       };
-      const api = client();
+      const api = ctx.client();
       const { run, created } = await api.trigger(request);
-      if (opts['json'] === true && opts['watch'] !== true) {
-        print(io, JSON.stringify(run, null, 2));
-        return;
-      }
-      print(io, `${created ? 'created' : 'existing run (idempotency key)'} ${run.runId}`);
-      if (opts['watch'] === true) {
-        const final = await watchRun(api, run.runId, {
-          out: io.stdout,
-          ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
-        });
-        printArtifacts(io, final);
-        if (final.status !== 'SUCCEEDED') outcome.exitCode = 1;
-      }
+      await report(
+        ctx,
+        api,
+        run,
+        `${created ? 'created' : 'existing run (idempotency key)'} ${run.runId}`,
+        {
+          json: opts['json'] === true,
+          watch: opts['watch'] === true,
+        },
+      );
     });
 
+  program
+    .command('flows')
+    .description('list the flows that can be triggered')
+    .action(async () => {
+      print(io, JSON.stringify(await ctx.client().flows(), null, 2));
+    });
+}
+
+/** `get`, `watch`, `list`. */
+function addInspectCommands(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   program
     .command('get')
     .description('show a run')
     .argument('<runId>')
     .option('--json', 'print the run document as JSON')
     .action(async (runId: string, opts: { json?: boolean }) => {
-      const run = await client().getRun(runId);
+      const run = await ctx.client().getRun(runId);
       print(io, opts.json === true ? JSON.stringify(run, null, 2) : renderRun(run));
       if (opts.json !== true) printArtifacts(io, run);
     });
@@ -151,12 +183,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .description('follow a run until it finishes')
     .argument('<runId>')
     .action(async (runId: string) => {
-      const final = await watchRun(client(), runId, {
-        out: io.stdout,
-        ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
-      });
-      printArtifacts(io, final);
-      if (final.status !== 'SUCCEEDED') outcome.exitCode = 1;
+      await followToEnd(ctx, ctx.client(), runId);
     });
 
   program
@@ -169,7 +196,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
     .option('--json', 'print the page as JSON')
     .action(async (opts: Record<string, string | number | boolean | undefined>, cmd: Command) => {
-      const page = await client().listRuns({
+      const page = await ctx.client().listRuns({
         limit: Number(opts['limit']),
         ...(typeof opts['status'] === 'string' ? { status: opts['status'] } : {}),
         ...(typeof opts['flow'] === 'string' ? { flowKey: opts['flow'] } : {}),
@@ -196,13 +223,17 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
         print(io, `next page: ${nextPageCommand(opts, given, page.nextCursor)}`);
       }
     });
+}
 
+/** `cancel`, `retry`, `rerun`. */
+function addRecoveryCommands(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   program
     .command('cancel')
     .description('cancel a run (idempotent)')
     .argument('<runId>')
     .action(async (runId: string) => {
-      const run = await client().cancel(runId);
+      const run = await ctx.client().cancel(runId);
       print(io, `${run.runId} ${run.status}`);
     });
 
@@ -216,9 +247,10 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .option('-w, --watch', 'follow the run until it finishes')
     .option('--json', 'print the run document as JSON')
     .action(async (runId: string, stepId: string | undefined, opts: RecoveryOptions) => {
-      const api = client();
+      const api = ctx.client();
       const run = await api.retry(runId, stepId);
-      await afterRecovery(
+      await report(
+        ctx,
         api,
         run,
         `${run.runId} ${run.status} (retried ${stepId ?? 'every FAILED step'})`,
@@ -236,16 +268,21 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .option('-w, --watch', 'follow the new run until it finishes')
     .option('--json', 'print the new run document as JSON')
     .action(async (runId: string, opts: RecoveryOptions & { from: string }) => {
-      const api = client();
+      const api = ctx.client();
       const run = await api.rerun(runId, opts.from);
-      await afterRecovery(
+      await report(
+        ctx,
         api,
         run,
         `created ${run.runId} (rerun of ${runId} from ${opts.from})`,
         opts,
       );
     });
+}
 
+/** `replay`, `snapshot`, `blocked-on`. */
+function addReplayCommands(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   program
     .command('replay')
     .description(
@@ -261,7 +298,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
         subscription: string,
         opts: { time?: string; snapshot?: string; dryRun?: boolean; json?: boolean },
       ) => {
-        const answer = await client().replay({
+        const answer = await ctx.client().replay({
           subscription,
           ...(opts.time === undefined ? {} : { time: opts.time }),
           ...(opts.snapshot === undefined ? {} : { snapshot: opts.snapshot }),
@@ -281,7 +318,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .argument('<subscription>')
     .argument('<name>')
     .action(async (subscription: string, name: string) => {
-      print(io, JSON.stringify(await client().createSnapshot(subscription, name), null, 2));
+      print(io, JSON.stringify(await ctx.client().createSnapshot(subscription, name), null, 2));
     });
 
   program
@@ -290,11 +327,15 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .argument('<runId>')
     .argument('<stepId>')
     .action(async (runId: string, stepId: string) => {
-      const answer = (await client().blockedOn(runId, stepId)) as { summary?: unknown };
+      const answer = (await ctx.client().blockedOn(runId, stepId)) as { summary?: unknown };
       print(io, typeof answer.summary === 'string' ? answer.summary : '');
       print(io, JSON.stringify(answer, null, 2));
     });
+}
 
+/** `report`: the LLM reports of a run. */
+function addReportCommand(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   program
     .command('report')
     .description("print a run's LLM reports (summary markdown of each SUCCEEDED LLM_REPORT step)")
@@ -302,7 +343,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     .option('--step <stepId>', 'only this LLM_REPORT step')
     .option('--json', 'print the report artifact(s) as JSON (an array; one object with --step)')
     .action(async (runId: string, opts: { step?: string; json?: boolean }) => {
-      const api = client();
+      const api = ctx.client();
       const run = await api.getRun(runId);
       const selection = selectReportSteps(run, opts.step);
       const { reports, failures } = await fetchReports(api, run, selection.stepIds);
@@ -327,7 +368,11 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
         );
       }
     });
+}
 
+/** `llm seed`. */
+function addLlmCommands(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   const llm = program.command('llm').description('the LLM prompt/schema registry (Firestore)');
   llm
     .command('seed')
@@ -365,7 +410,11 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
         await firestore.terminate();
       }
     });
+}
 
+/** `infra apply`, `infra plan`, `infra render`. */
+function addInfraCommands(program: Command, ctx: CliContext): void {
+  const { io } = ctx;
   const deploySearchFrom = io.deploySearchFrom ?? [__dirname, process.cwd()];
   const infra = program
     .command('infra')
@@ -400,7 +449,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
   infra
     .command('render')
     .description(
-      'regenerate deploy/cloudrun/<profile>/*.yaml and skaffold.yaml from the deployment model and deploy/environments.json',
+      "regenerate deploy/cloudrun/<profile>/*.yaml, skaffold.yaml and the services' Dockerfile/project.json from the deployment model and deploy/environments.json",
     )
     .option('--check', 'write nothing; exit 1 when a generated file is out of date')
     .action((opts: InfraRenderFlags) => {
@@ -409,40 +458,38 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
         searchFrom: deploySearchFrom,
       });
     });
-
-  async function afterRecovery(
-    api: ApiClient,
-    run: FlowRun,
-    line: string,
-    opts: RecoveryOptions,
-  ): Promise<void> {
-    if (opts.json === true && opts.watch !== true) {
-      print(io, JSON.stringify(run, null, 2));
-      return;
-    }
-    print(io, line);
-    if (opts.watch !== true) return;
-    const final = await watchRun(api, run.runId, {
-      out: io.stdout,
-      ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
-    });
-    printArtifacts(io, final);
-    if (final.status !== 'SUCCEEDED') outcome.exitCode = 1;
-  }
-
-  program
-    .command('flows')
-    .description('list the flows that can be triggered')
-    .action(async () => {
-      print(io, JSON.stringify(await client().flows(), null, 2));
-    });
-
-  return program;
 }
 
 interface RecoveryOptions {
   watch?: boolean;
   json?: boolean;
+}
+
+/** The run as JSON (`--json`), or its line; with `--watch` followed to the end. */
+async function report(
+  ctx: CliContext,
+  api: ApiClient,
+  run: FlowRun,
+  line: string,
+  opts: RecoveryOptions,
+): Promise<void> {
+  if (opts.json === true && opts.watch !== true) {
+    print(ctx.io, JSON.stringify(run, null, 2));
+    return;
+  }
+  print(ctx.io, line);
+  if (opts.watch === true) await followToEnd(ctx, api, run.runId);
+}
+
+/** Watches a run until it ends, prints its artifacts; exit code 1 unless it SUCCEEDED. */
+async function followToEnd(ctx: CliContext, api: ApiClient, runId: string): Promise<void> {
+  const { io } = ctx;
+  const final = await watchRun(api, runId, {
+    out: io.stdout,
+    ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
+  });
+  printArtifacts(io, final);
+  if (final.status !== 'SUCCEEDED') ctx.outcome.exitCode = 1;
 }
 
 /** One header line (what was done, counts), then one line per step / run with its decision. */
