@@ -215,4 +215,18 @@ describe('UpstreamReader: ctx.upstream(name)', () => {
     expect(isTdaError(error) && error.retryable).toBe(true);
     expect(error).not.toBeInstanceOf(StepInputError);
   });
+
+  it('a failed read is not cached: the next call (an in-process retry) reads again', async () => {
+    const store = new InMemoryArtifactStore();
+    const read = await reader(chartsRun(), ohlcvArtifact(), store);
+    const real = store.read.bind(store);
+    let reads = 0;
+    store.read = (uri) => {
+      reads += 1;
+      return reads === 1 ? Promise.reject(new ArtifactReadError(uri, 'HTTP 503')) : real(uri);
+    };
+    await expect(read.read('ohlcv', false)).rejects.toBeInstanceOf(ArtifactReadError);
+    await expect(read.read('ohlcv', false)).resolves.toMatchObject({ stepId: OHLCV });
+    expect(reads).toBe(2);
+  });
 });

@@ -129,7 +129,7 @@ function differ(a: string | undefined, b: string | undefined): boolean {
  * Reads declared upstream artifacts for `ctx.upstream(name)`: read, JSON-parse, validate against
  * the upstream step type's artifact contract (and its extra check), and check that the artifact
  * belongs to the run and step that produced it (a rerun's reused step: the source run). Each
- * upstream is read once per execution.
+ * upstream is read once per execution (a failed read again on the next call).
  */
 export class UpstreamReader {
   private readonly cache = new Map<string, Promise<UpstreamArtifact<unknown>[]>>();
@@ -153,6 +153,8 @@ export class UpstreamReader {
     if (pending === undefined) {
       pending = Promise.all(refs.map((ref) => this.load(ref)));
       this.cache.set(name, pending);
+      // A failed read is not kept: an in-process retry of the handler reads again.
+      pending.catch(() => this.cache.delete(name));
     }
     const loaded = await pending;
     if (many) return loaded;
