@@ -19,15 +19,1252 @@ function __tdaEqual(a, b) {
   }
   return a !== a && b !== b;
 }
-export const validateApiError = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_error.schema.json","title":"ApiError","description":"The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).","type":"object","required":["code","message"],"properties":{"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"description":"Human-readable, sanitized explanation.","type":"string","minLength":1,"maxLength":2000},"details":{"description":"Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.","type":"object"},"retryable":{"description":"Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).","type":"boolean"},"requestId":{"description":"Correlation id of the request (the trace id when tracing is on), for support and log search.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
-const schema33 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
+export const validateAccountExportInputs = validate20;
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account_export_inputs.schema.json","title":"AccountExportInputs","description":"steps.<stepId>.inputs of an ACCOUNT_EXPORT step: which account to snapshot at the run's scope.asOf. Written by the flow catalogue from scope.accountId (checked at trigger: an unknown or foreign account is a 404). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["accountId"],"properties":{"accountId":{"description":"The account to snapshot: a paper account (accounts/{accountId}) or the configured exchange account.","$ref":"common.schema.json#/$defs/AccountId"},"symbol":{"description":"The run's symbol: the snapshot always prices it (markPrice at asOf) even without a position in it.","$ref":"common.schema.json#/$defs/Symbol"}}};
+const schema33 = {"title":"AccountId","description":"An account id (accounts/{accountId} for paper accounts, or a configured exchange account): letters, digits, '_' and '-', storage-safe.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"};
+const schema34 = {"title":"TradingSymbol","description":"Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.","type":"string","pattern":"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"};
+const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", "u");
+const pattern5 = new RegExp("^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://schemas.tda.dev/api_error.schema.json" */;
+/*# sourceURL="https://schemas.tda.dev/account_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.accountId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "accountId"},message:"must have required property '"+"accountId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.accountId !== undefined){
+let data0 = data.accountId;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err1 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data1 = data.symbol;
+if(typeof data1 === "string"){
+if(!pattern5.test(data1)){
+const err3 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":{"accountId":true,"symbol":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAccountSnapshot = validate22;
+const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account_snapshot.schema.json","title":"AccountSnapshot","description":"The ACCOUNT_EXPORT artifact: an account's state at the run's asOf, written once (create-only) at gs://<bucket>/runs/<runId>/<stepId>.json and read by LLM_RECOMMENDATION. Deterministic for the same account state and prices (no wall-clock time). Holds balances, so it is never logged; ids and counts only go to logs and outputs.execution.","type":"object","required":["schemaVersion","runId","stepId","accountId","source","asOf","quoteCurrency","equity","freeCash","positions","riskLimits"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"source":{"title":"AccountSource","description":"Where the state came from: a TDA paper account (accounts/{accountId}) or a live exchange account through ccxt.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["paper","ccxt"]},"exchange":{"description":"ccxt exchange id (provider ccxt).","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"updatedAt":{"description":"When the paper account was last changed (provider paper).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"asOf":{"description":"The run's scope.asOf: positions are valued at the last close at or before it, and no account state after it is used.","$ref":"common.schema.json#/$defs/Timestamp"},"quoteCurrency":{"description":"Currency of every amount (e.g. USDT).","type":"string","pattern":"^[A-Z0-9]{2,10}$"},"equity":{"description":"freeCash + the market value of long positions - the market value of short positions + their unrealized P&L as margin accounts count it; the base of every size fraction.","type":"number"},"freeCash":{"description":"Quote currency available for new positions.","type":"number","minimum":0},"positions":{"type":"array","maxItems":200,"items":{"$ref":"#/$defs/AccountPosition"}},"riskLimits":{"$ref":"#/$defs/RiskLimits"},"prices":{"description":"The mark prices used, per symbol: the last close at or before asOf and the candle it came from.","type":"array","items":{"$ref":"#/$defs/MarkPrice"}}},"additionalProperties":false,"$defs":{"AccountPosition":{"title":"AccountPosition","type":"object","required":["symbol","side","size","averageEntry","markPrice","marketValue","unrealizedPnl"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"markPrice":{"description":"Last close at or before asOf.","type":"number","exclusiveMinimum":0},"marketValue":{"description":"size * markPrice.","type":"number","minimum":0},"unrealizedPnl":{"description":"(markPrice - averageEntry) * size for long, the opposite for short.","type":"number"},"unrealizedPnlPct":{"description":"unrealizedPnl / (averageEntry * size) * 100.","type":"number"},"fractionOfEquity":{"description":"marketValue / equity (0 when equity <= 0).","type":"number","minimum":0}},"additionalProperties":false},"RiskLimits":{"title":"RiskLimits","description":"The account's limits a recommendation must respect (checked in code after the model answered).","type":"object","required":["maxPositionFraction"],"properties":{"maxPositionFraction":{"description":"Largest position (or position change) a recommendation may size, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"description":"Largest loss to the stop a trade may risk, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"MarkPrice":{"title":"MarkPrice","type":"object","required":["symbol","price","candleOpenTime","timeframe"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"price":{"type":"number","exclusiveMinimum":0},"candleOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"}},"additionalProperties":false}}};
+const schema36 = {"title":"RunId","description":"Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.","type":"string","pattern":"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$","maxLength":120};
+const schema37 = {"title":"StepId","description":"stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$","maxLength":200};
+const schema39 = {"title":"Timestamp","type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"};
+const schema43 = {"title":"RiskLimits","description":"The account's limits a recommendation must respect (checked in code after the model answered).","type":"object","required":["maxPositionFraction"],"properties":{"maxPositionFraction":{"description":"Largest position (or position change) a recommendation may size, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"description":"Largest loss to the stop a trade may risk, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+const func1 = Object.prototype.hasOwnProperty;
+const pattern6 = new RegExp("^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$", "u");
+const pattern7 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_:\\-]*$", "u");
+const pattern9 = new RegExp("^[a-z0-9]+$", "u");
+const pattern10 = new RegExp("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$", "u");
+const pattern12 = new RegExp("^[A-Z0-9]{2,10}$", "u");
+const schema41 = {"title":"AccountPosition","type":"object","required":["symbol","side","size","averageEntry","markPrice","marketValue","unrealizedPnl"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"markPrice":{"description":"Last close at or before asOf.","type":"number","exclusiveMinimum":0},"marketValue":{"description":"size * markPrice.","type":"number","minimum":0},"unrealizedPnl":{"description":"(markPrice - averageEntry) * size for long, the opposite for short.","type":"number"},"unrealizedPnlPct":{"description":"unrealizedPnl / (averageEntry * size) * 100.","type":"number"},"fractionOfEquity":{"description":"marketValue / equity (0 when equity <= 0).","type":"number","minimum":0}},"additionalProperties":false};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.side === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side"},message:"must have required property '"+"side"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.size === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.averageEntry === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "averageEntry"},message:"must have required property '"+"averageEntry"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.markPrice === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "markPrice"},message:"must have required property '"+"markPrice"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.marketValue === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "marketValue"},message:"must have required property '"+"marketValue"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.unrealizedPnl === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "unrealizedPnl"},message:"must have required property '"+"unrealizedPnl"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema41.properties, key0))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+const err8 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.side !== undefined){
+let data1 = data.side;
+if(typeof data1 !== "string"){
+const err10 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!((data1 === "long") || (data1 === "short"))){
+const err11 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/enum",keyword:"enum",params:{allowedValues: schema41.properties.side.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.size !== undefined){
+let data2 = data.size;
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 <= 0 || isNaN(data2)){
+const err12 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.averageEntry !== undefined){
+let data3 = data.averageEntry;
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 <= 0 || isNaN(data3)){
+const err14 = {instancePath:instancePath+"/averageEntry",schemaPath:"#/properties/averageEntry/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/averageEntry",schemaPath:"#/properties/averageEntry/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.markPrice !== undefined){
+let data4 = data.markPrice;
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 <= 0 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/markPrice",schemaPath:"#/properties/markPrice/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/markPrice",schemaPath:"#/properties/markPrice/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.marketValue !== undefined){
+let data5 = data.marketValue;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err18 = {instancePath:instancePath+"/marketValue",schemaPath:"#/properties/marketValue/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/marketValue",schemaPath:"#/properties/marketValue/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.unrealizedPnl !== undefined){
+let data6 = data.unrealizedPnl;
+if(!((typeof data6 == "number") && (isFinite(data6)))){
+const err20 = {instancePath:instancePath+"/unrealizedPnl",schemaPath:"#/properties/unrealizedPnl/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.unrealizedPnlPct !== undefined){
+let data7 = data.unrealizedPnlPct;
+if(!((typeof data7 == "number") && (isFinite(data7)))){
+const err21 = {instancePath:instancePath+"/unrealizedPnlPct",schemaPath:"#/properties/unrealizedPnlPct/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.fractionOfEquity !== undefined){
+let data8 = data.fractionOfEquity;
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err22 = {instancePath:instancePath+"/fractionOfEquity",schemaPath:"#/properties/fractionOfEquity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/fractionOfEquity",schemaPath:"#/properties/fractionOfEquity/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema44 = {"title":"MarkPrice","type":"object","required":["symbol","price","candleOpenTime","timeframe"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"price":{"type":"number","exclusiveMinimum":0},"candleOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"}},"additionalProperties":false};
+const schema47 = {"title":"Timeframe","description":"Candle timeframe code (seed 001): capital M is a calendar month.","type":"string","enum":["1h","4h","1d","1w","1M"]};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.price === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.candleOpenTime === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candleOpenTime"},message:"must have required property '"+"candleOpenTime"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.timeframe === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timeframe"},message:"must have required property '"+"timeframe"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "symbol") || (key0 === "price")) || (key0 === "candleOpenTime")) || (key0 === "timeframe"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+const err5 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.price !== undefined){
+let data1 = data.price;
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 <= 0 || isNaN(data1)){
+const err7 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/price",schemaPath:"#/properties/price/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.candleOpenTime !== undefined){
+let data2 = data.candleOpenTime;
+if(typeof data2 === "string"){
+if(!pattern10.test(data2)){
+const err9 = {instancePath:instancePath+"/candleOpenTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/candleOpenTime",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data3 = data.timeframe;
+if(typeof data3 !== "string"){
+const err11 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!(((((data3 === "1h") || (data3 === "4h")) || (data3 === "1d")) || (data3 === "1w")) || (data3 === "1M"))){
+const err12 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/account_snapshot.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.stepId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.accountId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "accountId"},message:"must have required property '"+"accountId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.source === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.quoteCurrency === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quoteCurrency"},message:"must have required property '"+"quoteCurrency"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.equity === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "equity"},message:"must have required property '"+"equity"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.freeCash === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "freeCash"},message:"must have required property '"+"freeCash"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.positions === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "positions"},message:"must have required property '"+"positions"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.riskLimits === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "riskLimits"},message:"must have required property '"+"riskLimits"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema35.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err12 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err13 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.runId !== undefined){
+let data1 = data.runId;
+if(typeof data1 === "string"){
+if(data1.length > 120){
+const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!pattern6.test(data1)){
+const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.stepId !== undefined){
+let data2 = data.stepId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!pattern7.test(data2)){
+const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.accountId !== undefined){
+let data3 = data.accountId;
+if(typeof data3 === "string"){
+if(!pattern4.test(data3)){
+const err20 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data4 = data.source;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.provider === undefined){
+const err22 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+for(const key1 in data4){
+if(!(((key1 === "provider") || (key1 === "exchange")) || (key1 === "updatedAt"))){
+const err23 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data4.provider !== undefined){
+let data5 = data4.provider;
+if(typeof data5 !== "string"){
+const err24 = {instancePath:instancePath+"/source/provider",schemaPath:"#/properties/source/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(!((data5 === "paper") || (data5 === "ccxt"))){
+const err25 = {instancePath:instancePath+"/source/provider",schemaPath:"#/properties/source/properties/provider/enum",keyword:"enum",params:{allowedValues: schema35.properties.source.properties.provider.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data4.exchange !== undefined){
+let data6 = data4.exchange;
+if(typeof data6 === "string"){
+if(data6.length > 50){
+const err26 = {instancePath:instancePath+"/source/exchange",schemaPath:"#/properties/source/properties/exchange/maxLength",keyword:"maxLength",params:{limit: 50},message:"must NOT have more than 50 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern9.test(data6)){
+const err27 = {instancePath:instancePath+"/source/exchange",schemaPath:"#/properties/source/properties/exchange/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]+$"},message:"must match pattern \""+"^[a-z0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/source/exchange",schemaPath:"#/properties/source/properties/exchange/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data4.updatedAt !== undefined){
+let data7 = data4.updatedAt;
+if(typeof data7 === "string"){
+if(!pattern10.test(data7)){
+const err29 = {instancePath:instancePath+"/source/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/source/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data8 = data.asOf;
+if(typeof data8 === "string"){
+if(!pattern10.test(data8)){
+const err32 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.quoteCurrency !== undefined){
+let data9 = data.quoteCurrency;
+if(typeof data9 === "string"){
+if(!pattern12.test(data9)){
+const err34 = {instancePath:instancePath+"/quoteCurrency",schemaPath:"#/properties/quoteCurrency/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,10}$"},message:"must match pattern \""+"^[A-Z0-9]{2,10}$"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/quoteCurrency",schemaPath:"#/properties/quoteCurrency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.equity !== undefined){
+let data10 = data.equity;
+if(!((typeof data10 == "number") && (isFinite(data10)))){
+const err36 = {instancePath:instancePath+"/equity",schemaPath:"#/properties/equity/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.freeCash !== undefined){
+let data11 = data.freeCash;
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+const err37 = {instancePath:instancePath+"/freeCash",schemaPath:"#/properties/freeCash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/freeCash",schemaPath:"#/properties/freeCash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.positions !== undefined){
+let data12 = data.positions;
+if(Array.isArray(data12)){
+if(data12.length > 200){
+const err39 = {instancePath:instancePath+"/positions",schemaPath:"#/properties/positions/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate23(data12[i0], {instancePath:instancePath+"/positions/" + i0,parentData:data12,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/positions",schemaPath:"#/properties/positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.riskLimits !== undefined){
+let data14 = data.riskLimits;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.maxPositionFraction === undefined){
+const err41 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/RiskLimits/required",keyword:"required",params:{missingProperty: "maxPositionFraction"},message:"must have required property '"+"maxPositionFraction"+"'"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+for(const key2 in data14){
+if(!((key2 === "maxPositionFraction") || (key2 === "maxRiskPerTradeFraction"))){
+const err42 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/RiskLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data14.maxPositionFraction !== undefined){
+let data15 = data14.maxPositionFraction;
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1 || isNaN(data15)){
+const err43 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"#/$defs/RiskLimits/properties/maxPositionFraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(data15 <= 0 || isNaN(data15)){
+const err44 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"#/$defs/RiskLimits/properties/maxPositionFraction/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"#/$defs/RiskLimits/properties/maxPositionFraction/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data14.maxRiskPerTradeFraction !== undefined){
+let data16 = data14.maxRiskPerTradeFraction;
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 1 || isNaN(data16)){
+const err46 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"#/$defs/RiskLimits/properties/maxRiskPerTradeFraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data16 <= 0 || isNaN(data16)){
+const err47 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"#/$defs/RiskLimits/properties/maxRiskPerTradeFraction/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"#/$defs/RiskLimits/properties/maxRiskPerTradeFraction/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/RiskLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data.prices !== undefined){
+let data17 = data.prices;
+if(Array.isArray(data17)){
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate25(data17[i1], {instancePath:instancePath+"/prices/" + i1,parentData:data17,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiError = validate27;
+const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_error.schema.json","title":"ApiError","description":"The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).","type":"object","required":["code","message"],"properties":{"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"description":"Human-readable, sanitized explanation.","type":"string","minLength":1,"maxLength":2000},"details":{"description":"Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.","type":"object"},"retryable":{"description":"Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).","type":"boolean"},"requestId":{"description":"Correlation id of the request (the trace id when tracing is on), for support and log search.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
+const schema50 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/api_error.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -80,7 +1317,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -196,23 +1433,21 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartExportInputs = validate22;
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
-const schema37 = {"title":"StepId","description":"stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$","maxLength":200};
-const schema45 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_:\\-]*$", "u");
-const pattern9 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
-const schema56 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
+export const validateChartExportInputs = validate29;
+const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
+const schema61 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const pattern21 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
+const schema72 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -255,7 +1490,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern21.test(data0)){
 const err3 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -336,17 +1571,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/chart_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -452,7 +1687,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern7.test(data0)){
 const err6 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -487,7 +1722,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern9.test(data1)){
+if(!pattern21.test(data1)){
 const err9 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -569,8 +1804,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate31(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate37(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
 errors = vErrors.length;
 }
 }
@@ -597,29 +1832,23 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartsManifest = validate24;
-const schema38 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
-const schema39 = {"title":"RunId","description":"Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.","type":"string","pattern":"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$","maxLength":120};
-const schema41 = {"title":"TradingSymbol","description":"Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.","type":"string","pattern":"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"};
-const schema42 = {"title":"Timeframe","description":"Candle timeframe code (seed 001): capital M is a calendar month.","type":"string","enum":["1h","4h","1d","1w","1M"]};
-const schema43 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
-const func1 = Object.prototype.hasOwnProperty;
-const pattern5 = new RegExp("^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$", "u");
-const pattern7 = new RegExp("^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$", "u");
-const pattern8 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
-const schema44 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
-const schema46 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
-const pattern10 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+export const validateChartsManifest = validate30;
+const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
+const schema59 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
+const pattern20 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
+const schema60 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
+const schema62 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
+const pattern22 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -672,7 +1901,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern21.test(data0)){
 const err4 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -707,7 +1936,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern10.test(data1)){
+if(!pattern22.test(data1)){
 const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -753,19 +1982,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
-const schema51 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
-const pattern14 = new RegExp("^[a-f0-9]{64}$", "u");
+const schema63 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
+const schema67 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
+const pattern26 = new RegExp("^[a-f0-9]{64}$", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -854,7 +2083,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema47.properties, key0))){
+if(!(func1.call(schema63.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -878,7 +2107,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern21.test(data0)){
 const err10 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -913,7 +2142,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern10.test(data1)){
+if(!pattern22.test(data1)){
 const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -938,7 +2167,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data2 = data.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern8.test(data2)){
+if(!pattern20.test(data2)){
 const err15 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -1081,7 +2310,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data7 = data.sha256;
 if(typeof data7 === "string"){
-if(!pattern14.test(data7)){
+if(!pattern26.test(data7)){
 const err27 = {instancePath:instancePath+"/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -1149,17 +2378,17 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
+const schema68 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1222,7 +2451,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern21.test(data0)){
 const err5 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -1257,7 +2486,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((((((((((((((((((((data1 === "FLOW_RUN_INVALID") || (data1 === "INVALID_STEP_INPUTS")) || (data1 === "STEP_CLAIM_CONFLICT")) || (data1 === "STEP_FINALIZE_CONFLICT")) || (data1 === "LLM_PROFILE_INVALID")) || (data1 === "INVALID_STRUCTURED_OUTPUT")) || (data1 === "LLM_SAFETY_BLOCK")) || (data1 === "LLM_TIMEOUT")) || (data1 === "LLM_UNAVAILABLE")) || (data1 === "MARKET_DATA_UNAVAILABLE")) || (data1 === "GCS_WRITE_FAILED")) || (data1 === "UPSTREAM_UNAVAILABLE")) || (data1 === "STEP_TIMEOUT")) || (data1 === "RUN_TIMEOUT")) || (data1 === "LEASE_EXPIRED")) || (data1 === "RETRIES_EXHAUSTED")) || (data1 === "CANCELLED")) || (data1 === "INVALID_REQUEST")) || (data1 === "UNAUTHENTICATED")) || (data1 === "NOT_FOUND")) || (data1 === "CONFLICT")) || (data1 === "QUOTA_EXCEEDED")) || (data1 === "INTERNAL_ERROR"))){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1313,17 +2542,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/charts_manifest.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1422,7 +2651,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema38.properties, key0))){
+if(!(func1.call(schema54.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1471,7 +2700,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -1506,7 +2735,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
+if(!pattern7.test(data2)){
 const err16 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -1531,7 +2760,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern7.test(data3)){
+if(!pattern5.test(data3)){
 const err18 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -1566,7 +2795,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1579,7 +2808,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data5 = data.ohlcvGcsUri;
 if(typeof data5 === "string"){
-if(!pattern8.test(data5)){
+if(!pattern20.test(data5)){
 const err22 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -1641,8 +2870,8 @@ errors++;
 }
 const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate25(data7[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate31(data7[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
@@ -1663,8 +2892,8 @@ let data9 = data.items;
 if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate27(data9[i1], {instancePath:instancePath+"/items/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate33(data9[i1], {instancePath:instancePath+"/items/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 }
@@ -1685,8 +2914,8 @@ let data11 = data.failures;
 if(Array.isArray(data11)){
 const len2 = data11.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate29(data11[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data11,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate35(data11[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data11,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
@@ -1715,7 +2944,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data13 === "SUCCEEDED") || (data13 === "FAILED"))){
-const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema38.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema54.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1736,19 +2965,19 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateError = validate21;
-const schema32 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
+export const validateError = validate28;
+const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/error.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1811,7 +3040,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1892,25 +3121,23 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFlowRun = validate33;
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}}]}}};
-const schema60 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const schema61 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
-const schema62 = {"title":"Timestamp","type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"};
-const schema66 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
-const pattern20 = new RegExp("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$", "u");
-const schema67 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
+export const validateFlowRun = validate39;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
+const schema76 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const schema77 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
+const schema82 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
+const schema83 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
 const func0 = __tdaEqual;
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1931,7 +3158,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
+if(!pattern5.test(data0)){
 const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -1953,11 +3180,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.timeframes !== undefined){
-let data1 = data.timeframes;
-if(Array.isArray(data1)){
-if(data1.length < 1){
-const err3 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.asOf !== undefined){
+let data1 = data.asOf;
+if(typeof data1 === "string"){
+if(!pattern10.test(data1)){
+const err3 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1966,11 +3193,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1979,8 +3204,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(((((data2 === "1h") || (data2 === "4h")) || (data2 === "1d")) || (data2 === "1w")) || (data2 === "1M"))){
-const err5 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.accountId !== undefined){
+let data2 = data.accountId;
+if(typeof data2 === "string"){
+if(!pattern4.test(data2)){
+const err5 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1990,19 +3219,67 @@ vErrors.push(err5);
 errors++;
 }
 }
-let i1 = data1.length;
-let j0;
-if(i1 > 1){
-outer0:
-for(;i1--;){
-for(j0 = i1; j0--;){
-if(func0(data1[i1], data1[j0])){
-const err6 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+else {
+const err6 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.timeframes !== undefined){
+let data3 = data.timeframes;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err7 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
+const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+let i1 = data3.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data3[i1], data3[j0])){
+const err10 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 break outer0;
@@ -2012,38 +3289,38 @@ break outer0;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err11 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err11];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err11);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err12];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err12);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":{"symbol":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema72 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+const schema90 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2344,7 +3621,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern4.test(data8)){
+if(!pattern7.test(data8)){
 const err25 = {instancePath:instancePath+"/currentStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -2377,21 +3654,21 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema75 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}}]};
-const schema83 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
-const schema84 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
-const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
+const schema93 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
+const schema105 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
+const schema106 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
+const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2402,7 +3679,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
+if(!pattern5.test(data0)){
 const err0 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -2437,7 +3714,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((((data1 === "1h") || (data1 === "4h")) || (data1 === "1d")) || (data1 === "1w")) || (data1 === "1M"))){
-const err3 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2493,18 +3770,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","chartsManifestStepId","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","chartsManifestStepId","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2555,7 +3832,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern7.test(data0)){
 const err4 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2590,7 +3867,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern7.test(data1)){
 const err7 = {instancePath:instancePath+"/chartsManifestStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -2639,7 +3916,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern4.test(data3)){
+if(!pattern7.test(data3)){
 const err11 = {instancePath:instancePath+"/previousReportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -2787,19 +4064,323 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"ohlcvStepId":true,"chartsManifestStepId":true,"previousReportStepIds":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"ohlcvStepId":true,"chartsManifestStepId":true,"previousReportStepIds":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema87 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
-const schema91 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
-const schema92 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/llm_recommendation_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate51.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ohlcvStepId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvStepId"},message:"must have required property '"+"ohlcvStepId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.reportStepIds === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reportStepIds"},message:"must have required property '"+"reportStepIds"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.llm === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "llm"},message:"must have required property '"+"llm"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.ohlcvStepId !== undefined){
+let data0 = data.ohlcvStepId;
+if(typeof data0 === "string"){
+if(data0.length > 200){
+const err3 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern7.test(data0)){
+const err4 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.reportStepIds !== undefined){
+let data1 = data.reportStepIds;
+if(Array.isArray(data1)){
+if(data1.length > 10){
+const err6 = {instancePath:instancePath+"/reportStepIds",schemaPath:"#/properties/reportStepIds/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.length < 1){
+const err7 = {instancePath:instancePath+"/reportStepIds",schemaPath:"#/properties/reportStepIds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err8 = {instancePath:instancePath+"/reportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern7.test(data2)){
+const err9 = {instancePath:instancePath+"/reportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/reportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+let i1 = data1.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data1[i1], data1[j0])){
+const err11 = {instancePath:instancePath+"/reportStepIds",schemaPath:"#/properties/reportStepIds/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/reportStepIds",schemaPath:"#/properties/reportStepIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.accountStepId !== undefined){
+let data3 = data.accountStepId;
+if(typeof data3 === "string"){
+if(data3.length > 200){
+const err13 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern7.test(data3)){
+const err14 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.llm !== undefined){
+let data4 = data.llm;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.promptId === undefined){
+const err16 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data4.llmProfile === undefined){
+const err17 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "llmProfile"},message:"must have required property '"+"llmProfile"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data4.promptId !== undefined){
+let data5 = data4.promptId;
+if(typeof data5 === "string"){
+if(data5.length > 200){
+const err18 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data5.length < 1){
+const err19 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data4.llmProfile !== undefined){
+let data6 = data4.llmProfile;
+if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
+const err21 = {instancePath:instancePath+"/llm/llmProfile",schemaPath:"#/properties/llm/properties/llmProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+validate51.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema109 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
+const schema113 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
+const schema114 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2810,7 +4391,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.startedAt !== undefined){
 let data0 = data.startedAt;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern10.test(data0)){
 const err0 = {instancePath:instancePath+"/startedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -2835,7 +4416,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data1 = data.finishedAt;
 if(typeof data1 === "string"){
-if(!pattern20.test(data1)){
+if(!pattern10.test(data1)){
 const err2 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2893,16 +4474,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2911,8 +4492,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.timing !== undefined){
-if(!(validate46(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate55(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 }
@@ -2932,7 +4513,7 @@ errors++;
 if(data1.gcs_uri !== undefined){
 let data2 = data1.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern8.test(data2)){
+if(!pattern20.test(data2)){
 const err1 = {instancePath:instancePath+"/artifact/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -2969,7 +4550,7 @@ errors++;
 if(data1.sha256 !== undefined){
 let data4 = data1.sha256;
 if(typeof data4 === "string"){
-if(!pattern14.test(data4)){
+if(!pattern26.test(data4)){
 const err4 = {instancePath:instancePath+"/artifact/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -3076,16 +4657,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3096,7 +4677,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.gcs_uri !== undefined){
 let data0 = data.gcs_uri;
 if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
+if(!pattern20.test(data0)){
 const err0 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -3121,7 +4702,7 @@ errors++;
 if(data.outputsManifestGcsUri !== undefined){
 let data1 = data.outputsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern8.test(data1)){
+if(!pattern20.test(data1)){
 const err2 = {instancePath:instancePath+"/outputsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -3158,7 +4739,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data3 = data.expires_at;
 if(typeof data3 === "string"){
-if(!pattern20.test(data3)){
+if(!pattern10.test(data3)){
 const err5 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -3181,8 +4762,8 @@ errors++;
 }
 }
 if(data.execution !== undefined){
-if(!(validate45(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate54(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -3197,17 +4778,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema100 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema122 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3273,7 +4854,7 @@ errors++;
 if(data.expiresAt !== undefined){
 let data1 = data.expiresAt;
 if(typeof data1 === "string"){
-if(!pattern20.test(data1)){
+if(!pattern10.test(data1)){
 const err5 = {instancePath:instancePath+"/expiresAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -3306,17 +4887,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema102 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema124 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3432,7 +5013,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data3 = data.updatedAt;
 if(typeof data3 === "string"){
-if(!pattern20.test(data3)){
+if(!pattern10.test(data3)){
 const err9 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -3465,16 +5046,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3525,8 +5106,8 @@ if(_valid0){
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate39(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate45(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
@@ -3593,8 +5174,8 @@ if(_valid1){
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate22(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate29(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 }
@@ -3670,8 +5251,8 @@ if(_valid2){
 const _errs17 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate42(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate48(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
@@ -3703,9 +5284,13 @@ props0 = props0 || {};
 Object.assign(props0, props2);
 }
 }
+const _errs20 = errors;
+let valid10 = true;
+const _errs21 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.stepType === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepType"},message:"must have required property '"+"stepType"+"'"};
+let missing3;
+if((data.stepType === undefined) && (missing3 = "stepType")){
+const err9 = {};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3714,8 +5299,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.status === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+else {
+if(data.stepType !== undefined){
+if("ACCOUNT_EXPORT" !== data.stepType){
+const err10 = {};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3724,8 +5311,39 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.dependsOn === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "dependsOn"},message:"must have required property '"+"dependsOn"+"'"};
+}
+}
+}
+var _valid3 = _errs21 === errors;
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs23 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate20(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid3 = _errs23 === errors;
+valid10 = _valid3;
+if(valid10){
+var props3 = {};
+props3.inputs = true;
+props3.stepType = true;
+}
+}
+if(!valid10){
+const err11 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3734,8 +5352,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.inputs === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
+if(props0 !== true && props3 !== undefined){
+if(props3 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props3);
+}
+}
+const _errs26 = errors;
+let valid13 = true;
+const _errs27 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing4;
+if((data.stepType === undefined) && (missing4 = "stepType")){
+const err12 = {};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3744,8 +5376,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.outputs === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputs"},message:"must have required property '"+"outputs"+"'"};
+else {
+if(data.stepType !== undefined){
+if("LLM_RECOMMENDATION" !== data.stepType){
+const err13 = {};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3754,8 +5388,39 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.createdAt === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+}
+}
+}
+var _valid4 = _errs27 === errors;
+errors = _errs26;
+if(vErrors !== null){
+if(_errs26){
+vErrors.length = _errs26;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid4){
+const _errs29 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate51(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid4 = _errs29 === errors;
+valid13 = _valid4;
+if(valid13){
+var props4 = {};
+props4.inputs = true;
+props4.stepType = true;
+}
+}
+if(!valid13){
+const err14 = {instancePath,schemaPath:"#/allOf/4/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3764,13 +5429,83 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data.attempt === undefined){
-const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt"},message:"must have required property '"+"attempt"+"'"};
+if(props0 !== true && props4 !== undefined){
+if(props4 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props4);
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.stepType === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepType"},message:"must have required property '"+"stepType"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+if(data.status === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data.dependsOn === undefined){
+const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "dependsOn"},message:"must have required property '"+"dependsOn"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data.inputs === undefined){
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data.outputs === undefined){
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputs"},message:"must have required property '"+"outputs"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data.attempt === undefined){
+const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt"},message:"must have required property '"+"attempt"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -3793,83 +5528,9 @@ props0.deadlineAt = true;
 props0.maxAttempts = true;
 }
 if(data.stepType !== undefined){
-let data6 = data.stepType;
-if(typeof data6 !== "string"){
-const err16 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(!((((((((data6 === "OHLCV_EXPORT") || (data6 === "CHART_EXPORT")) || (data6 === "LLM_REPORT")) || (data6 === "LLM_RECOMMENDATION")) || (data6 === "ACCOUNT_EXPORT")) || (data6 === "INDICATORS_ON_DEMAND")) || (data6 === "NEWS_EXPORT")) || (data6 === "BACKTEST"))){
-const err17 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data7 = data.status;
-if(typeof data7 !== "string"){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!(((((((data7 === "PENDING") || (data7 === "READY")) || (data7 === "RUNNING")) || (data7 === "SUCCEEDED")) || (data7 === "FAILED")) || (data7 === "SKIPPED")) || (data7 === "CANCELLED"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema84.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.timeframe !== undefined){
-let data8 = data.timeframe;
-if(typeof data8 !== "string"){
-const err20 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(!(((((data8 === "1h") || (data8 === "4h")) || (data8 === "1d")) || (data8 === "1w")) || (data8 === "1M"))){
-const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.dependsOn !== undefined){
-let data9 = data.dependsOn;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(typeof data10 === "string"){
-if(data10.length > 200){
-const err22 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+let data10 = data.stepType;
+if(typeof data10 !== "string"){
+const err22 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3878,8 +5539,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern4.test(data10)){
-const err23 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(!((((((((data10 === "OHLCV_EXPORT") || (data10 === "CHART_EXPORT")) || (data10 === "LLM_REPORT")) || (data10 === "LLM_RECOMMENDATION")) || (data10 === "ACCOUNT_EXPORT")) || (data10 === "INDICATORS_ON_DEMAND")) || (data10 === "NEWS_EXPORT")) || (data10 === "BACKTEST"))){
+const err23 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3889,8 +5550,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data11 = data.status;
+if(typeof data11 !== "string"){
+const err24 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3899,15 +5562,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-let i1 = data9.length;
-let j0;
-if(i1 > 1){
-outer0:
-for(;i1--;){
-for(j0 = i1; j0--;){
-if(func0(data9[i1], data9[j0])){
-const err25 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(!(((((((data11 === "PENDING") || (data11 === "READY")) || (data11 === "RUNNING")) || (data11 === "SUCCEEDED")) || (data11 === "FAILED")) || (data11 === "SKIPPED")) || (data11 === "CANCELLED"))){
+const err25 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3915,14 +5571,12 @@ else {
 vErrors.push(err25);
 }
 errors++;
-break outer0;
 }
 }
-}
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.timeframe !== undefined){
+let data12 = data.timeframe;
+if(typeof data12 !== "string"){
+const err26 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3931,11 +5585,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.inputs !== undefined){
-let data11 = data.inputs;
-if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
-const err27 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data12 === "1h") || (data12 === "4h")) || (data12 === "1d")) || (data12 === "1w")) || (data12 === "1M"))){
+const err27 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3945,23 +5596,15 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.outputs !== undefined){
-if(!(validate44(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
-errors = vErrors.length;
-}
-}
-if(data.error !== undefined){
-if(!(validate21(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-}
-if(data.createdAt !== undefined){
-let data14 = data.createdAt;
+if(data.dependsOn !== undefined){
+let data13 = data.dependsOn;
+if(Array.isArray(data13)){
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+let data14 = data13[i0];
 if(typeof data14 === "string"){
-if(!pattern20.test(data14)){
-const err28 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(data14.length > 200){
+const err28 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3970,9 +5613,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern7.test(data14)){
+const err29 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3982,11 +5624,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.readyAt !== undefined){
-let data15 = data.readyAt;
-if(typeof data15 === "string"){
-if(!pattern20.test(data15)){
-const err30 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err30 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3996,8 +5635,14 @@ vErrors.push(err30);
 errors++;
 }
 }
-else {
-const err31 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let i1 = data13.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data13[i1], data13[j0])){
+const err31 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4005,13 +5650,14 @@ else {
 vErrors.push(err31);
 }
 errors++;
+break outer0;
 }
 }
-if(data.finishedAt !== undefined){
-let data16 = data.finishedAt;
-if(typeof data16 === "string"){
-if(!pattern20.test(data16)){
-const err32 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+}
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4021,8 +5667,10 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.inputs !== undefined){
+let data15 = data.inputs;
+if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
+const err33 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4032,10 +5680,23 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.attempt !== undefined){
-let data17 = data.attempt;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err34 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.outputs !== undefined){
+if(!(validate53(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+if(data.error !== undefined){
+if(!(validate28(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+}
+if(data.createdAt !== undefined){
+let data18 = data.createdAt;
+if(typeof data18 === "string"){
+if(!pattern10.test(data18)){
+const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4044,9 +5705,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 0 || isNaN(data17)){
-const err35 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err35 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4056,24 +5717,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-if(data.lease !== undefined){
-if(!(validate51(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-}
-if(data.progress !== undefined){
-if(!(validate53(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-if(data.deadlineAt !== undefined){
-let data20 = data.deadlineAt;
-if(typeof data20 === "string"){
-if(!pattern20.test(data20)){
-const err36 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(data.readyAt !== undefined){
+let data19 = data.readyAt;
+if(typeof data19 === "string"){
+if(!pattern10.test(data19)){
+const err36 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4084,7 +5732,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err37 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4094,10 +5742,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data.maxAttempts !== undefined){
-let data21 = data.maxAttempts;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err38 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.finishedAt !== undefined){
+let data20 = data.finishedAt;
+if(typeof data20 === "string"){
+if(!pattern10.test(data20)){
+const err38 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4106,9 +5755,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 > 100 || isNaN(data21)){
-const err39 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+else {
+const err39 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4117,8 +5766,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data21 < 1 || isNaN(data21)){
-const err40 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.attempt !== undefined){
+let data21 = data.attempt;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err40 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4127,11 +5779,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+const err41 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4140,18 +5790,103 @@ vErrors.push(err41);
 }
 errors++;
 }
-validate38.errors = vErrors;
+}
+}
+if(data.lease !== undefined){
+if(!(validate60(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+}
+if(data.progress !== undefined){
+if(!(validate62(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+}
+if(data.deadlineAt !== undefined){
+let data24 = data.deadlineAt;
+if(typeof data24 === "string"){
+if(!pattern10.test(data24)){
+const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.maxAttempts !== undefined){
+let data25 = data.maxAttempts;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err44 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 100 || isNaN(data25)){
+const err45 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data25 < 1 || isNaN(data25)){
+const err46 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+validate44.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate38.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate44.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_run.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4297,7 +6032,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -4332,7 +6067,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern9.test(data2)){
+if(!pattern21.test(data2)){
 const err16 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -4367,7 +6102,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema61.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4380,7 +6115,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern20.test(data4)){
+if(!pattern10.test(data4)){
 const err20 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -4405,7 +6140,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern20.test(data5)){
+if(!pattern10.test(data5)){
 const err22 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -4430,7 +6165,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data6 = data.startedAt;
 if(typeof data6 === "string"){
-if(!pattern20.test(data6)){
+if(!pattern10.test(data6)){
 const err24 = {instancePath:instancePath+"/startedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -4455,7 +6190,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data7 = data.finishedAt;
 if(typeof data7 === "string"){
-if(!pattern20.test(data7)){
+if(!pattern10.test(data7)){
 const err26 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -4513,7 +6248,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((((data9 === "SCHEDULER") || (data9 === "USER")) || (data9 === "SYSTEM")) || (data9 === "DEBUG_HTTP"))){
-const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema66.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4571,8 +6306,8 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate34(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate40(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
@@ -4649,7 +6384,7 @@ errors++;
 if(data.deadlineAt !== undefined){
 let data14 = data.deadlineAt;
 if(typeof data14 === "string"){
-if(!pattern20.test(data14)){
+if(!pattern10.test(data14)){
 const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -4674,7 +6409,7 @@ errors++;
 if(data.cancelRequestedAt !== undefined){
 let data15 = data.cancelRequestedAt;
 if(typeof data15 === "string"){
-if(!pattern20.test(data15)){
+if(!pattern10.test(data15)){
 const err44 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -4697,8 +6432,8 @@ errors++;
 }
 }
 if(data.progress !== undefined){
-if(!(validate36(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if(!(validate42(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -4728,7 +6463,7 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(!pattern4.test(key0)){
+if(!pattern7.test(key0)){
 const err48 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err48];
@@ -4762,8 +6497,8 @@ errors++;
 }
 }
 for(const key1 in data17){
-if(!(validate38(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate44(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
 errors = vErrors.length;
 }
 }
@@ -4780,8 +6515,8 @@ errors++;
 }
 }
 if(data.error !== undefined){
-if(!(validate21(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate28(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -4796,23 +6531,23 @@ vErrors.push(err52);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmProfile = validate57;
-const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
-const schema108 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
-const pattern47 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
-const pattern48 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
-const schema106 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const pattern49 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
+export const validateLlmProfile = validate66;
+const schema127 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
+const schema130 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
+const pattern64 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
+const pattern65 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
+const schema128 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const pattern66 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4855,7 +6590,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern49.test(data0)){
+if(!pattern66.test(data0)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -4880,7 +6615,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data1 = data.schemaSha256;
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
+if(!pattern26.test(data1)){
 const err5 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -4913,17 +6648,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_profile.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4942,7 +6677,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema105.properties, key0))){
+if(!(func1.call(schema127.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4966,7 +6701,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern47.test(data0)){
+if(!pattern64.test(data0)){
 const err3 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -5207,7 +6942,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern48.test(data8)){
+if(!pattern65.test(data8)){
 const err23 = {instancePath:instancePath+"/responseMimeType",schemaPath:"#/properties/responseMimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[a-z0-9.+\\-]+$"},message:"must match pattern \""+"^[a-z]+/[a-z0-9.+\\-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -5230,8 +6965,8 @@ errors++;
 }
 }
 if(data.structuredOutput !== undefined){
-if(!(validate58(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate67(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
@@ -5301,7 +7036,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data14 === "minimal") || (data14 === "low")) || (data14 === "medium")) || (data14 === "high"))){
-const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema108.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema130.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -5397,20 +7132,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmPrompt = validate60;
-const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
-const schema110 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
+export const validateLlmPrompt = validate69;
+const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
+const schema132 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_prompt.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5461,7 +7196,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern49.test(data0)){
+if(!pattern66.test(data0)){
 const err4 = {instancePath:instancePath+"/promptId",schemaPath:"#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -5606,7 +7341,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern20.test(data5)){
+if(!pattern10.test(data5)){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -5631,7 +7366,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 if(typeof data6 === "string"){
-if(!pattern20.test(data6)){
+if(!pattern10.test(data6)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -5664,23 +7399,21 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportFile = validate61;
-const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}}}};
-const schema136 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}};
-const schema114 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema121 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100};
-const pattern58 = new RegExp("^llm_report_output_v[1-9][0-9]*$", "u");
-const schema127 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false};
+export const validateLlmRecommendation = validate70;
+const schema135 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
+const schema136 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
+const pattern71 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/llm_recommendation.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5688,8 +7421,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ohlcvGcsUri === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvGcsUri"},message:"must have required property '"+"ohlcvGcsUri"+"'"};
+if(data.action === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -5698,8 +7431,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.chartsManifestGcsUri === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chartsManifestGcsUri"},message:"must have required property '"+"chartsManifestGcsUri"+"'"};
+if(data.signal_strength === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signal_strength"},message:"must have required property '"+"signal_strength"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5708,8 +7441,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.chartGcsUris === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chartGcsUris"},message:"must have required property '"+"chartGcsUris"+"'"};
+if(data.headline === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "headline"},message:"must have required property '"+"headline"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5718,8 +7451,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.previousReportGcsUris === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "previousReportGcsUris"},message:"must have required property '"+"previousReportGcsUris"+"'"};
+if(data.horizon === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "horizon"},message:"must have required property '"+"horizon"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5728,9 +7461,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((key0 === "ohlcvGcsUri") || (key0 === "chartsManifestGcsUri")) || (key0 === "chartGcsUris")) || (key0 === "previousReportGcsUris"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.rationale === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "rationale"},message:"must have required property '"+"rationale"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5739,12 +7471,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.ohlcvGcsUri !== undefined){
-let data0 = data.ohlcvGcsUri;
-if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
-const err5 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(data.risks === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "risks"},message:"must have required property '"+"risks"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5753,9 +7481,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema135.properties, key0))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5765,11 +7493,10 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.chartsManifestGcsUri !== undefined){
-let data1 = data.chartsManifestGcsUri;
-if(typeof data1 === "string"){
-if(!pattern8.test(data1)){
-const err7 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(data.action !== undefined){
+let data0 = data.action;
+if(typeof data0 !== "string"){
+const err7 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5778,9 +7505,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((((data0 === "BUY") || (data0 === "SELL")) || (data0 === "HOLD")) || (data0 === "REDUCE"))){
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema135.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5790,15 +7516,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.chartGcsUris !== undefined){
-let data2 = data.chartGcsUris;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 === "string"){
-if(!pattern8.test(data3)){
-const err9 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(data.signal_strength !== undefined){
+let data1 = data.signal_strength;
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5807,9 +7529,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1 < 0 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5819,9 +7540,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
 else {
-const err11 = {instancePath:instancePath+"/chartGcsUris",schemaPath:"#/properties/chartGcsUris/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err11 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5831,15 +7551,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.previousReportGcsUris !== undefined){
-let data4 = data.previousReportGcsUris;
-if(Array.isArray(data4)){
-const len1 = data4.length;
-for(let i1=0; i1<len1; i1++){
-let data5 = data4[i1];
-if(typeof data5 === "string"){
-if(!pattern8.test(data5)){
-const err12 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(data.headline !== undefined){
+let data2 = data.headline;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err12 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5848,9 +7564,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data2.length < 1){
+const err13 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5860,9 +7575,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
 else {
-const err14 = {instancePath:instancePath+"/previousReportGcsUris",schemaPath:"#/properties/previousReportGcsUris/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err14 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5872,9 +7586,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.entry !== undefined){
+let data3 = data.entry;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.low === undefined){
+const err15 = {instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/required",keyword:"required",params:{missingProperty: "low"},message:"must have required property '"+"low"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5883,19 +7599,679 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate64.errors = vErrors;
+if(data3.high === undefined){
+const err16 = {instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/required",keyword:"required",params:{missingProperty: "high"},message:"must have required property '"+"high"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+for(const key1 in data3){
+if(!((key1 === "low") || (key1 === "high"))){
+const err17 = {instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data3.low !== undefined){
+let data4 = data3.low;
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 <= 0 || isNaN(data4)){
+const err18 = {instancePath:instancePath+"/entry/low",schemaPath:"#/properties/entry/properties/low/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/entry/low",schemaPath:"#/properties/entry/properties/low/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data3.high !== undefined){
+let data5 = data3.high;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 <= 0 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/entry/high",schemaPath:"#/properties/entry/properties/high/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/entry/high",schemaPath:"#/properties/entry/properties/high/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/entry",schemaPath:"#/properties/entry/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.stopLoss !== undefined){
+let data6 = data.stopLoss;
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 <= 0 || isNaN(data6)){
+const err23 = {instancePath:instancePath+"/stopLoss",schemaPath:"#/properties/stopLoss/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/stopLoss",schemaPath:"#/properties/stopLoss/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.takeProfit !== undefined){
+let data7 = data.takeProfit;
+if(Array.isArray(data7)){
+if(data7.length > 3){
+const err25 = {instancePath:instancePath+"/takeProfit",schemaPath:"#/properties/takeProfit/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+let data8 = data7[i0];
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 <= 0 || isNaN(data8)){
+const err26 = {instancePath:instancePath+"/takeProfit/" + i0,schemaPath:"#/properties/takeProfit/items/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/takeProfit/" + i0,schemaPath:"#/properties/takeProfit/items/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/takeProfit",schemaPath:"#/properties/takeProfit/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.size !== undefined){
+let data9 = data.size;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.fractionOfEquity === undefined){
+const err29 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/required",keyword:"required",params:{missingProperty: "fractionOfEquity"},message:"must have required property '"+"fractionOfEquity"+"'"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+for(const key2 in data9){
+if(!(key2 === "fractionOfEquity")){
+const err30 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data9.fractionOfEquity !== undefined){
+let data10 = data9.fractionOfEquity;
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 1 || isNaN(data10)){
+const err31 = {instancePath:instancePath+"/size/fractionOfEquity",schemaPath:"#/properties/size/properties/fractionOfEquity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data10 <= 0 || isNaN(data10)){
+const err32 = {instancePath:instancePath+"/size/fractionOfEquity",schemaPath:"#/properties/size/properties/fractionOfEquity/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/size/fractionOfEquity",schemaPath:"#/properties/size/properties/fractionOfEquity/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.horizon !== undefined){
+let data11 = data.horizon;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.days === undefined){
+const err35 = {instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/required",keyword:"required",params:{missingProperty: "days"},message:"must have required property '"+"days"+"'"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(data11.label === undefined){
+const err36 = {instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+for(const key3 in data11){
+if(!((key3 === "days") || (key3 === "label"))){
+const err37 = {instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data11.days !== undefined){
+let data12 = data11.days;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err38 = {instancePath:instancePath+"/horizon/days",schemaPath:"#/properties/horizon/properties/days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 365 || isNaN(data12)){
+const err39 = {instancePath:instancePath+"/horizon/days",schemaPath:"#/properties/horizon/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data12 < 1 || isNaN(data12)){
+const err40 = {instancePath:instancePath+"/horizon/days",schemaPath:"#/properties/horizon/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data11.label !== undefined){
+let data13 = data11.label;
+if(typeof data13 === "string"){
+if(data13.length > 100){
+const err41 = {instancePath:instancePath+"/horizon/label",schemaPath:"#/properties/horizon/properties/label/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data13.length < 1){
+const err42 = {instancePath:instancePath+"/horizon/label",schemaPath:"#/properties/horizon/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/horizon/label",schemaPath:"#/properties/horizon/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.rationale !== undefined){
+let data14 = data.rationale;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.summary === undefined){
+const err45 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/required",keyword:"required",params:{missingProperty: "summary"},message:"must have required property '"+"summary"+"'"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data14.citations === undefined){
+const err46 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/required",keyword:"required",params:{missingProperty: "citations"},message:"must have required property '"+"citations"+"'"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+for(const key4 in data14){
+if(!((key4 === "summary") || (key4 === "citations"))){
+const err47 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data14.summary !== undefined){
+let data15 = data14.summary;
+if(typeof data15 === "string"){
+if(data15.length > 8000){
+const err48 = {instancePath:instancePath+"/rationale/summary",schemaPath:"#/properties/rationale/properties/summary/maxLength",keyword:"maxLength",params:{limit: 8000},message:"must NOT have more than 8000 characters"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(data15.length < 1){
+const err49 = {instancePath:instancePath+"/rationale/summary",schemaPath:"#/properties/rationale/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/rationale/summary",schemaPath:"#/properties/rationale/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data14.citations !== undefined){
+let data16 = data14.citations;
+if(Array.isArray(data16)){
+if(data16.length > 20){
+const err51 = {instancePath:instancePath+"/rationale/citations",schemaPath:"#/properties/rationale/properties/citations/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data16.length < 1){
+const err52 = {instancePath:instancePath+"/rationale/citations",schemaPath:"#/properties/rationale/properties/citations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+let data17 = data16[i1];
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.reportId === undefined){
+const err53 = {instancePath:instancePath+"/rationale/citations/" + i1,schemaPath:"#/properties/rationale/properties/citations/items/required",keyword:"required",params:{missingProperty: "reportId"},message:"must have required property '"+"reportId"+"'"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(data17.claim === undefined){
+const err54 = {instancePath:instancePath+"/rationale/citations/" + i1,schemaPath:"#/properties/rationale/properties/citations/items/required",keyword:"required",params:{missingProperty: "claim"},message:"must have required property '"+"claim"+"'"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+for(const key5 in data17){
+if(!((key5 === "reportId") || (key5 === "claim"))){
+const err55 = {instancePath:instancePath+"/rationale/citations/" + i1,schemaPath:"#/properties/rationale/properties/citations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(data17.reportId !== undefined){
+let data18 = data17.reportId;
+if(typeof data18 === "string"){
+if(!pattern71.test(data18)){
+const err56 = {instancePath:instancePath+"/rationale/citations/" + i1+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/rationale/citations/" + i1+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data17.claim !== undefined){
+let data19 = data17.claim;
+if(typeof data19 === "string"){
+if(data19.length > 500){
+const err58 = {instancePath:instancePath+"/rationale/citations/" + i1+"/claim",schemaPath:"#/properties/rationale/properties/citations/items/properties/claim/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+if(data19.length < 1){
+const err59 = {instancePath:instancePath+"/rationale/citations/" + i1+"/claim",schemaPath:"#/properties/rationale/properties/citations/items/properties/claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/rationale/citations/" + i1+"/claim",schemaPath:"#/properties/rationale/properties/citations/items/properties/claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/rationale/citations/" + i1,schemaPath:"#/properties/rationale/properties/citations/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/rationale/citations",schemaPath:"#/properties/rationale/properties/citations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data.risks !== undefined){
+let data20 = data.risks;
+if(Array.isArray(data20)){
+if(data20.length > 8){
+const err64 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if(data20.length < 1){
+const err65 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+const len2 = data20.length;
+for(let i2=0; i2<len2; i2++){
+let data21 = data20[i2];
+if(typeof data21 === "string"){
+if(data21.length > 500){
+const err66 = {instancePath:instancePath+"/risks/" + i2,schemaPath:"#/properties/risks/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if(data21.length < 1){
+const err67 = {instancePath:instancePath+"/risks/" + i2,schemaPath:"#/properties/risks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+else {
+const err68 = {instancePath:instancePath+"/risks/" + i2,schemaPath:"#/properties/risks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+}
+else {
+const err70 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema132 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const schema133 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
-const pattern68 = new RegExp("^[A-Z][A-Z_]*$", "u");
+export const validateLlmRecommendationFile = validate71;
+const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once at gs://<bucket>/runs/<runId>/<stepId>.json. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema138 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const pattern77 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+const schema170 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const schema171 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
+const pattern98 = new RegExp("^[A-Z][A-Z_]*$", "u");
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5948,7 +8324,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern68.test(data0)){
+if(!pattern98.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -6242,7 +8618,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data10 = data.schemaSha256;
 if(typeof data10 === "string"){
-if(!pattern14.test(data10)){
+if(!pattern26.test(data10)){
 const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -6275,16 +8651,1491 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate72.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.stepId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.lastClose === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lastClose"},message:"must have required property '"+"lastClose"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.promptId === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.schemaId === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaId"},message:"must have required property '"+"schemaId"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.modelName === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "modelName"},message:"must have required property '"+"modelName"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.provider === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.inputs === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.llm === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "llm"},message:"must have required property '"+"llm"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema138.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err13 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err14 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.runId !== undefined){
+let data1 = data.runId;
+if(typeof data1 === "string"){
+if(data1.length > 120){
+const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!pattern6.test(data1)){
+const err16 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.stepId !== undefined){
+let data2 = data.stepId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!pattern7.test(data2)){
+const err19 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data3 = data.symbol;
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err21 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data4 = data.asOf;
+if(typeof data4 === "string"){
+if(!pattern10.test(data4)){
+const err23 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.lastClose !== undefined){
+let data5 = data.lastClose;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 <= 0 || isNaN(data5)){
+const err25 = {instancePath:instancePath+"/lastClose",schemaPath:"#/properties/lastClose/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/lastClose",schemaPath:"#/properties/lastClose/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.promptId !== undefined){
+let data6 = data.promptId;
+if(typeof data6 === "string"){
+if(data6.length > 100){
+const err27 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!pattern66.test(data6)){
+const err28 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.schemaId !== undefined){
+let data7 = data.schemaId;
+if(typeof data7 === "string"){
+if(!pattern77.test(data7)){
+const err30 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.modelName !== undefined){
+let data8 = data.modelName;
+if(typeof data8 === "string"){
+if(data8.length > 128){
+const err32 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data8.length < 1){
+const err33 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data9 = data.provider;
+if(typeof data9 !== "string"){
+const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!(((data9 === "gemini") || (data9 === "vertex")) || (data9 === "offline"))){
+const err36 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema138.properties.provider.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.inputs !== undefined){
+let data10 = data.inputs;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.ohlcvGcsUri === undefined){
+const err37 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/required",keyword:"required",params:{missingProperty: "ohlcvGcsUri"},message:"must have required property '"+"ohlcvGcsUri"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(data10.reports === undefined){
+const err38 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/required",keyword:"required",params:{missingProperty: "reports"},message:"must have required property '"+"reports"+"'"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!((((key1 === "ohlcvGcsUri") || (key1 === "reports")) || (key1 === "accountGcsUri")) || (key1 === "accountId"))){
+const err39 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data10.ohlcvGcsUri !== undefined){
+let data11 = data10.ohlcvGcsUri;
+if(typeof data11 === "string"){
+if(!pattern20.test(data11)){
+const err40 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data10.reports !== undefined){
+let data12 = data10.reports;
+if(Array.isArray(data12)){
+if(data12.length < 1){
+const err42 = {instancePath:instancePath+"/inputs/reports",schemaPath:"#/properties/inputs/properties/reports/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.reportId === undefined){
+const err43 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "reportId"},message:"must have required property '"+"reportId"+"'"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(data13.stepId === undefined){
+const err44 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(data13.gcsUri === undefined){
+const err45 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "gcsUri"},message:"must have required property '"+"gcsUri"+"'"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+for(const key2 in data13){
+if(!((((key2 === "reportId") || (key2 === "stepId")) || (key2 === "timeframe")) || (key2 === "gcsUri"))){
+const err46 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data13.reportId !== undefined){
+let data14 = data13.reportId;
+if(typeof data14 === "string"){
+if(!pattern71.test(data14)){
+const err47 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data13.stepId !== undefined){
+let data15 = data13.stepId;
+if(typeof data15 === "string"){
+if(data15.length > 200){
+const err49 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(!pattern7.test(data15)){
+const err50 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data13.timeframe !== undefined){
+let data16 = data13.timeframe;
+if(typeof data16 !== "string"){
+const err52 = {instancePath:instancePath+"/inputs/reports/" + i0+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+if(!(((((data16 === "1h") || (data16 === "4h")) || (data16 === "1d")) || (data16 === "1w")) || (data16 === "1M"))){
+const err53 = {instancePath:instancePath+"/inputs/reports/" + i0+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data13.gcsUri !== undefined){
+let data17 = data13.gcsUri;
+if(typeof data17 === "string"){
+if(!pattern20.test(data17)){
+const err54 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/inputs/reports",schemaPath:"#/properties/inputs/properties/reports/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data10.accountGcsUri !== undefined){
+let data18 = data10.accountGcsUri;
+if(typeof data18 === "string"){
+if(!pattern20.test(data18)){
+const err58 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data10.accountId !== undefined){
+let data19 = data10.accountId;
+if(typeof data19 === "string"){
+if(!pattern4.test(data19)){
+const err60 = {instancePath:instancePath+"/inputs/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/inputs/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(data.llm !== undefined){
+if(!(validate81(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+}
+if(data.generatedAt !== undefined){
+let data21 = data.generatedAt;
+if(typeof data21 === "string"){
+if(!pattern10.test(data21)){
+const err63 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/llm_recommendation_file.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.metadata === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "metadata"},message:"must have required property '"+"metadata"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.output === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output"},message:"must have required property '"+"output"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "metadata") || (key0 === "output"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+if(!(validate72(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+}
+if(data.output !== undefined){
+if(!(validate70(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateLlmRecommendationInputs = validate51;
+
+export const validateLlmReportFile = validate73;
+const schema151 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}}}};
+const schema174 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}};
+const schema152 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema159 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100};
+const pattern88 = new RegExp("^llm_report_output_v[1-9][0-9]*$", "u");
+const schema165 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ohlcvGcsUri === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvGcsUri"},message:"must have required property '"+"ohlcvGcsUri"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.chartsManifestGcsUri === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chartsManifestGcsUri"},message:"must have required property '"+"chartsManifestGcsUri"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.chartGcsUris === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chartGcsUris"},message:"must have required property '"+"chartGcsUris"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.previousReportGcsUris === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "previousReportGcsUris"},message:"must have required property '"+"previousReportGcsUris"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "ohlcvGcsUri") || (key0 === "chartsManifestGcsUri")) || (key0 === "chartGcsUris")) || (key0 === "previousReportGcsUris"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.ohlcvGcsUri !== undefined){
+let data0 = data.ohlcvGcsUri;
+if(typeof data0 === "string"){
+if(!pattern20.test(data0)){
+const err5 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.chartsManifestGcsUri !== undefined){
+let data1 = data.chartsManifestGcsUri;
+if(typeof data1 === "string"){
+if(!pattern20.test(data1)){
+const err7 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.chartGcsUris !== undefined){
+let data2 = data.chartGcsUris;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 === "string"){
+if(!pattern20.test(data3)){
+const err9 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/chartGcsUris",schemaPath:"#/properties/chartGcsUris/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.previousReportGcsUris !== undefined){
+let data4 = data.previousReportGcsUris;
+if(Array.isArray(data4)){
+const len1 = data4.length;
+for(let i1=0; i1<len1; i1++){
+let data5 = data4[i1];
+if(typeof data5 === "string"){
+if(!pattern20.test(data5)){
+const err12 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/previousReportGcsUris",schemaPath:"#/properties/previousReportGcsUris/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.finishReason === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "finishReason"},message:"must have required property '"+"finishReason"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.attempts === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempts"},message:"must have required property '"+"attempts"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "finishReason") || (key0 === "modelVersion")) || (key0 === "usageMetadata")) || (key0 === "requestId")) || (key0 === "attempts")) || (key0 === "schemaSha256"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.finishReason !== undefined){
+let data0 = data.finishReason;
+if(typeof data0 === "string"){
+if(data0.length > 50){
+const err3 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/maxLength",keyword:"maxLength",params:{limit: 50},message:"must NOT have more than 50 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern98.test(data0)){
+const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.modelVersion !== undefined){
+let data1 = data.modelVersion;
+if(typeof data1 === "string"){
+if(data1.length > 200){
+const err6 = {instancePath:instancePath+"/modelVersion",schemaPath:"#/properties/modelVersion/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/modelVersion",schemaPath:"#/properties/modelVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.usageMetadata !== undefined){
+let data2 = data.usageMetadata;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.promptTokenCount === undefined){
+const err8 = {instancePath:instancePath+"/usageMetadata",schemaPath:"#/$defs/LlmUsageMetadata/required",keyword:"required",params:{missingProperty: "promptTokenCount"},message:"must have required property '"+"promptTokenCount"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data2.totalTokenCount === undefined){
+const err9 = {instancePath:instancePath+"/usageMetadata",schemaPath:"#/$defs/LlmUsageMetadata/required",keyword:"required",params:{missingProperty: "totalTokenCount"},message:"must have required property '"+"totalTokenCount"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+for(const key1 in data2){
+if(!((((key1 === "promptTokenCount") || (key1 === "candidatesTokenCount")) || (key1 === "totalTokenCount")) || (key1 === "thoughtsTokenCount"))){
+const err10 = {instancePath:instancePath+"/usageMetadata",schemaPath:"#/$defs/LlmUsageMetadata/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data2.promptTokenCount !== undefined){
+let data3 = data2.promptTokenCount;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err11 = {instancePath:instancePath+"/usageMetadata/promptTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/promptTokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/usageMetadata/promptTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/promptTokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+if(data2.candidatesTokenCount !== undefined){
+let data4 = data2.candidatesTokenCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err13 = {instancePath:instancePath+"/usageMetadata/candidatesTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/candidatesTokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/usageMetadata/candidatesTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/candidatesTokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data2.totalTokenCount !== undefined){
+let data5 = data2.totalTokenCount;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err15 = {instancePath:instancePath+"/usageMetadata/totalTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/totalTokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/usageMetadata/totalTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/totalTokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data2.thoughtsTokenCount !== undefined){
+let data6 = data2.thoughtsTokenCount;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err17 = {instancePath:instancePath+"/usageMetadata/thoughtsTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/thoughtsTokenCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/usageMetadata/thoughtsTokenCount",schemaPath:"#/$defs/LlmUsageMetadata/properties/thoughtsTokenCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/usageMetadata",schemaPath:"#/$defs/LlmUsageMetadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.requestId !== undefined){
+let data7 = data.requestId;
+if(typeof data7 === "string"){
+if(data7.length > 200){
+const err20 = {instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/requestId",schemaPath:"#/properties/requestId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.attempts !== undefined){
+let data8 = data.attempts;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.total === undefined){
+const err22 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+for(const key2 in data8){
+if(!(key2 === "total")){
+const err23 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data8.total !== undefined){
+let data9 = data8.total;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err24 = {instancePath:instancePath+"/attempts/total",schemaPath:"#/properties/attempts/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 2 || isNaN(data9)){
+const err25 = {instancePath:instancePath+"/attempts/total",schemaPath:"#/properties/attempts/properties/total/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data9 < 1 || isNaN(data9)){
+const err26 = {instancePath:instancePath+"/attempts/total",schemaPath:"#/properties/attempts/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.schemaSha256 !== undefined){
+let data10 = data.schemaSha256;
+if(typeof data10 === "string"){
+if(!pattern26.test(data10)){
+const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6403,7 +10254,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema114.properties, key0))){
+if(!(func1.call(schema152.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -6452,7 +10303,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -6487,7 +10338,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
+if(!pattern7.test(data2)){
 const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -6512,7 +10363,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern7.test(data3)){
+if(!pattern5.test(data3)){
 const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -6547,7 +10398,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6570,7 +10421,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern49.test(data5)){
+if(!pattern66.test(data5)){
 const err25 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -6605,7 +10456,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern58.test(data6)){
+if(!pattern88.test(data6)){
 const err28 = {instancePath:instancePath+"/schemaId",schemaPath:"llm_schema.schema.json#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -6675,7 +10526,7 @@ vErrors.push(err33);
 errors++;
 }
 if(!(((data8 === "gemini") || (data8 === "vertex")) || (data8 === "offline"))){
-const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema114.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema152.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -6686,21 +10537,21 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-if(!(validate64(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate76(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
 if(data.llm !== undefined){
-if(!(validate66(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate78(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
 if(data.generatedAt !== undefined){
 let data11 = data.generatedAt;
 if(typeof data11 === "string"){
-if(!pattern20.test(data11)){
+if(!pattern10.test(data11)){
 const err35 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -6733,17 +10584,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6784,8 +10635,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate62(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate74(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -6898,24 +10749,23 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportInputs = validate42;
+export const validateLlmReportInputs = validate48;
 
-export const validateLlmSchema = validate63;
-const schema120 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
-const schema122 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
-const schema123 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
-const pattern59 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+export const validateLlmSchema = validate75;
+const schema158 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
+const schema160 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
+const schema161 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_schema.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6978,7 +10828,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern58.test(data1)){
+if(!pattern88.test(data1)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -7466,7 +11316,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.schemaId !== undefined){
 let data18 = data.schemaId;
 if(typeof data18 === "string"){
-if(!pattern59.test(data18)){
+if(!pattern77.test(data18)){
 const err37 = {instancePath:instancePath+"/schemaId",schemaPath:"#/allOf/1/then/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
@@ -7569,7 +11419,7 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(!pattern49.test(data19)){
+if(!pattern66.test(data19)){
 const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -7604,7 +11454,7 @@ vErrors.push(err46);
 errors++;
 }
 if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
-const err47 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema123.enum},message:"must be equal to one of the allowed values"};
+const err47 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema161.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -7655,7 +11505,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data23 = data.createdAt;
 if(typeof data23 === "string"){
-if(!pattern20.test(data23)){
+if(!pattern10.test(data23)){
 const err51 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err51];
@@ -7680,7 +11530,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data24 = data.updatedAt;
 if(typeof data24 === "string"){
-if(!pattern20.test(data24)){
+if(!pattern10.test(data24)){
 const err53 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err53];
@@ -7713,22 +11563,21 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate75.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate63.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate75.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateOhlcvExport = validate69;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema142 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern74 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
-const pattern75 = new RegExp("^[a-z0-9]+$", "u");
+export const validateOhlcvExport = validate85;
+const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema184 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern107 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7895,7 +11744,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema142.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema184.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7918,7 +11767,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern74.test(data3)){
+if(!pattern107.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -7953,7 +11802,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern75.test(data4)){
+if(!pattern9.test(data4)){
 const err13 = {instancePath:instancePath+"/exchange",schemaPath:"#/properties/exchange/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]+$"},message:"must match pattern \""+"^[a-z0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -8023,7 +11872,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data6 === "1h") || (data6 === "4h")) || (data6 === "1d")) || (data6 === "1w")) || (data6 === "1M"))){
-const err19 = {instancePath:instancePath+"/sourceTimeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/sourceTimeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8046,7 +11895,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema142.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema184.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8067,18 +11916,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate86.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate70.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate86.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema144 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema186 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8121,7 +11970,7 @@ errors++;
 if(data.from !== undefined){
 let data0 = data.from;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern10.test(data0)){
 const err3 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -8146,7 +11995,7 @@ errors++;
 if(data.to !== undefined){
 let data1 = data.to;
 if(typeof data1 === "string"){
-if(!pattern20.test(data1)){
+if(!pattern10.test(data1)){
 const err5 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -8179,17 +12028,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema147 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema189 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8272,7 +12121,7 @@ errors++;
 if(data.openTime !== undefined){
 let data0 = data.openTime;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern10.test(data0)){
 const err7 = {instancePath:instancePath+"/openTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8442,17 +12291,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8561,7 +12410,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema137.properties, key0))){
+if(!(func1.call(schema179.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -8610,7 +12459,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -8645,7 +12494,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern4.test(data2)){
+if(!pattern7.test(data2)){
 const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -8670,7 +12519,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern7.test(data3)){
+if(!pattern5.test(data3)){
 const err19 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -8705,7 +12554,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8716,14 +12565,14 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate70(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate86(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
 if(data.range !== undefined){
-if(!(validate72(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate88(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 }
@@ -8742,8 +12591,8 @@ errors++;
 }
 const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate74(data7[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate90(data7[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 }
@@ -8797,7 +12646,7 @@ vErrors.push(err27);
 errors++;
 }
 if(!((data10 === "dropped") || (data10 === "marked"))){
-const err28 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema137.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema179.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8818,21 +12667,21 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOhlcvExportInputs = validate39;
+export const validateOhlcvExportInputs = validate45;
 
-export const validateStepEvent = validate76;
-const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateStepEvent = validate92;
+const schema191 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8925,7 +12774,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern5.test(data0)){
+if(!pattern6.test(data0)){
 const err8 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8960,7 +12809,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern7.test(data1)){
 const err11 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -8995,7 +12844,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9018,7 +12867,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((((data3 === "PENDING") || (data3 === "READY")) || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "SKIPPED")) || (data3 === "CANCELLED"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema84.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9056,7 +12905,7 @@ errors++;
 if(data.at !== undefined){
 let data5 = data.at;
 if(typeof data5 === "string"){
-if(!pattern20.test(data5)){
+if(!pattern10.test(data5)){
 const err19 = {instancePath:instancePath+"/at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -9091,7 +12940,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!(((((((((((((((((((((((data6 === "FLOW_RUN_INVALID") || (data6 === "INVALID_STEP_INPUTS")) || (data6 === "STEP_CLAIM_CONFLICT")) || (data6 === "STEP_FINALIZE_CONFLICT")) || (data6 === "LLM_PROFILE_INVALID")) || (data6 === "INVALID_STRUCTURED_OUTPUT")) || (data6 === "LLM_SAFETY_BLOCK")) || (data6 === "LLM_TIMEOUT")) || (data6 === "LLM_UNAVAILABLE")) || (data6 === "MARKET_DATA_UNAVAILABLE")) || (data6 === "GCS_WRITE_FAILED")) || (data6 === "UPSTREAM_UNAVAILABLE")) || (data6 === "STEP_TIMEOUT")) || (data6 === "RUN_TIMEOUT")) || (data6 === "LEASE_EXPIRED")) || (data6 === "RETRIES_EXHAUSTED")) || (data6 === "CANCELLED")) || (data6 === "INVALID_REQUEST")) || (data6 === "UNAUTHENTICATED")) || (data6 === "NOT_FOUND")) || (data6 === "CONFLICT")) || (data6 === "QUOTA_EXCEEDED")) || (data6 === "INTERNAL_ERROR"))){
-const err22 = {instancePath:instancePath+"/errorCode",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/errorCode",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -9112,19 +12961,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate77;
-const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate93;
+const schema198 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9207,7 +13056,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern5.test(data0)){
+if(!pattern6.test(data0)){
 const err7 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -9242,7 +13091,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern7.test(data1)){
 const err10 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -9277,7 +13126,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9315,7 +13164,7 @@ errors++;
 if(data.dispatchedAt !== undefined){
 let data4 = data.dispatchedAt;
 if(typeof data4 === "string"){
-if(!pattern20.test(data4)){
+if(!pattern10.test(data4)){
 const err16 = {instancePath:instancePath+"/dispatchedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9350,7 +13199,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema156.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema198.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -9371,19 +13220,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate78;
-const schema161 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern87 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate94;
+const schema203 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern122 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9404,7 +13253,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
+if(!pattern5.test(data0)){
 const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -9426,11 +13275,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.timeframes !== undefined){
-let data1 = data.timeframes;
-if(Array.isArray(data1)){
-if(data1.length < 1){
-const err3 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.asOf !== undefined){
+let data1 = data.asOf;
+if(typeof data1 === "string"){
+if(!pattern10.test(data1)){
+const err3 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9439,11 +13288,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9452,8 +13299,12 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(((((data2 === "1h") || (data2 === "4h")) || (data2 === "1d")) || (data2 === "1w")) || (data2 === "1M"))){
-const err5 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.accountId !== undefined){
+let data2 = data.accountId;
+if(typeof data2 === "string"){
+if(!pattern4.test(data2)){
+const err5 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9463,19 +13314,67 @@ vErrors.push(err5);
 errors++;
 }
 }
-let i1 = data1.length;
-let j0;
-if(i1 > 1){
-outer0:
-for(;i1--;){
-for(j0 = i1; j0--;){
-if(func0(data1[i1], data1[j0])){
-const err6 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+else {
+const err6 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.timeframes !== undefined){
+let data3 = data.timeframes;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err7 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
+const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+let i1 = data3.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data3[i1], data3[j0])){
+const err10 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 break outer0;
@@ -9485,38 +13384,38 @@ break outer0;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err11 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err11];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err11);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err12];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err12);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"symbol":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9569,7 +13468,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern21.test(data0)){
 const err4 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -9592,15 +13491,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate79(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate95(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern87.test(data2)){
+if(!pattern122.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -9658,7 +13557,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data4 === "SCHEDULER") || (data4 === "USER")) || (data4 === "SYSTEM")) || (data4 === "DEBUG_HTTP"))){
-const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema66.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9761,8 +13660,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
