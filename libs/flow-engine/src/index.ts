@@ -21,3 +21,4 @@ export * from './admission';
 export * from './retry-step';
 export * from './rerun';
 export * from './replay-preview';
+export * from './index-ids';

@@ -75,13 +75,17 @@ export type StepType =
 export type StepStatus =
   'PENDING' | 'READY' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'SKIPPED' | 'CANCELLED';
 /**
- * Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.
- */
-export type PromptId = string;
-/**
  * reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).
  */
 export type ReportId = string;
+/**
+ * recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).
+ */
+export type RecommendationId = string;
+/**
+ * Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.
+ */
+export type PromptId = string;
 /**
  * Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).
  */
@@ -90,10 +94,6 @@ export type LlmReportSchemaId = string;
  * Which model-owned output the schema describes.
  */
 export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
-/**
- * recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).
- */
-export type RecommendationId = string;
 
 /**
  * steps.<stepId>.inputs of an ACCOUNT_EXPORT step: which account to snapshot at the run's scope.asOf. Written by the flow catalogue from scope.accountId (checked at trigger: an unknown or foreign account is a 404). Extra fields are tolerated (seed 002 validation policy).
@@ -427,6 +427,8 @@ export interface FlowStep {
 export interface StepOutputs {
   gcs_uri?: GcsUri;
   outputsManifestGcsUri?: GcsUri;
+  reportId?: ReportId;
+  recommendationId?: RecommendationId;
   signed_url?: string;
   expires_at?: Timestamp;
   execution?: StepExecution;
