@@ -12,17 +12,17 @@ import {
   StreamableFile,
 } from '@nestjs/common';
 import type { FlowRun } from '@tda/contracts';
-import { InvalidRequestError, type BlockedOnExplanation } from '@tda/flow-engine';
+import type { BlockedOnExplanation } from '@tda/flow-engine';
 import type { RunListPage } from '@tda/flow-store';
-import { OWNER_ID_PATTERN, type OrchestratorConfig } from '../config';
+import type { OrchestratorConfig } from '../config';
 import { ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
 import { RunTrigger } from '../runs/run-trigger.service';
 import { RunsService } from '../runs/runs.service';
 import { StepArtifactService } from '../runs/step-artifact.service';
-import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
+import type { HttpRequest, HttpResponse } from './http-types';
+import { requestOwner } from './request-owner';
 
-/** The header that names the owner a trigger acts for (README "Auth and owners"). */
-export const OWNER_HEADER = 'X-TDA-Owner';
+export { OWNER_HEADER } from './request-owner';
 /** Response headers of GET /runs/{runId}/steps/{stepId}/artifact. */
 export const ARTIFACT_URI_HEADER = 'X-TDA-Artifact-Uri';
 export const ARTIFACT_SHA256_HEADER = 'X-TDA-Artifact-Sha256';
@@ -98,14 +98,6 @@ export class RunsController {
   }
 
   private ownerOf(request: HttpRequest): string {
-    const header = headerValue(request, OWNER_HEADER);
-    if (header === undefined) return this.config.TDA_DEFAULT_OWNER;
-    if (!OWNER_ID_PATTERN.test(header)) {
-      throw new InvalidRequestError(`${OWNER_HEADER} is not a valid owner id`, {
-        header: OWNER_HEADER,
-        pattern: OWNER_ID_PATTERN.source,
-      });
-    }
-    return header;
+    return requestOwner(request, this.config.TDA_DEFAULT_OWNER);
   }
 }
