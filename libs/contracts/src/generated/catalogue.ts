@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   'INVALID_REQUEST',
   'UNAUTHENTICATED',
   'NOT_FOUND',
+  'INVALID_REFERENCE',
   'CONFLICT',
   'QUOTA_EXCEEDED',
   'INTERNAL_ERROR',
@@ -147,6 +148,10 @@ export const ERROR_CODE_INFO = {
   NOT_FOUND: {
     retryable: false,
     httpStatus: 404,
+  },
+  INVALID_REFERENCE: {
+    retryable: false,
+    httpStatus: 422,
   },
   CONFLICT: {
     retryable: false,

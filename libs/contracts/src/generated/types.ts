@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'INVALID_REQUEST'
   | 'UNAUTHENTICATED'
   | 'NOT_FOUND'
+  | 'INVALID_REFERENCE'
   | 'CONFLICT'
   | 'QUOTA_EXCEEDED'
   | 'INTERNAL_ERROR';
@@ -876,6 +877,7 @@ export interface OhlcvExport {
   stepId: StepId;
   symbol: TradingSymbol;
   timeframe: Timeframe;
+  asOf: Timestamp;
   source: OhlcvSource;
   range: OhlcvRange;
   /**
@@ -899,7 +901,7 @@ export interface OhlcvExport {
 export interface OhlcvSource {
   provider: 'bundled' | 'ccxt';
   /**
-   * Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.
+   * Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.
    */
   dataset?: string;
   /**
@@ -907,12 +909,12 @@ export interface OhlcvSource {
    */
   exchange?: string;
   /**
-   * The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).
+   * The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).
    */
   marketSymbol?: string;
   sourceTimeframe?: Timeframe;
   /**
-   * 'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).
+   * 'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).
    */
   volumeUnit?: 'base' | 'quote';
   [k: string]: unknown;

@@ -1258,7 +1258,7 @@ validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiError = validate27;
 const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_error.schema.json","title":"ApiError","description":"The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).","type":"object","required":["code","message"],"properties":{"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"description":"Human-readable, sanitized explanation.","type":"string","minLength":1,"maxLength":2000},"details":{"description":"Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.","type":"object"},"retryable":{"description":"Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).","type":"boolean"},"requestId":{"description":"Correlation id of the request (the trace id when tracing is on), for support and log search.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
-const schema50 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
+const schema50 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/api_error.schema.json" */;
@@ -1316,7 +1316,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
+if(!((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
 const err4 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2485,7 +2485,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(((((((((((((((((((((((data1 === "FLOW_RUN_INVALID") || (data1 === "INVALID_STEP_INPUTS")) || (data1 === "STEP_CLAIM_CONFLICT")) || (data1 === "STEP_FINALIZE_CONFLICT")) || (data1 === "LLM_PROFILE_INVALID")) || (data1 === "INVALID_STRUCTURED_OUTPUT")) || (data1 === "LLM_SAFETY_BLOCK")) || (data1 === "LLM_TIMEOUT")) || (data1 === "LLM_UNAVAILABLE")) || (data1 === "MARKET_DATA_UNAVAILABLE")) || (data1 === "GCS_WRITE_FAILED")) || (data1 === "UPSTREAM_UNAVAILABLE")) || (data1 === "STEP_TIMEOUT")) || (data1 === "RUN_TIMEOUT")) || (data1 === "LEASE_EXPIRED")) || (data1 === "RETRIES_EXHAUSTED")) || (data1 === "CANCELLED")) || (data1 === "INVALID_REQUEST")) || (data1 === "UNAUTHENTICATED")) || (data1 === "NOT_FOUND")) || (data1 === "CONFLICT")) || (data1 === "QUOTA_EXCEEDED")) || (data1 === "INTERNAL_ERROR"))){
+if(!((((((((((((((((((((((((data1 === "FLOW_RUN_INVALID") || (data1 === "INVALID_STEP_INPUTS")) || (data1 === "STEP_CLAIM_CONFLICT")) || (data1 === "STEP_FINALIZE_CONFLICT")) || (data1 === "LLM_PROFILE_INVALID")) || (data1 === "INVALID_STRUCTURED_OUTPUT")) || (data1 === "LLM_SAFETY_BLOCK")) || (data1 === "LLM_TIMEOUT")) || (data1 === "LLM_UNAVAILABLE")) || (data1 === "MARKET_DATA_UNAVAILABLE")) || (data1 === "GCS_WRITE_FAILED")) || (data1 === "UPSTREAM_UNAVAILABLE")) || (data1 === "STEP_TIMEOUT")) || (data1 === "RUN_TIMEOUT")) || (data1 === "LEASE_EXPIRED")) || (data1 === "RETRIES_EXHAUSTED")) || (data1 === "CANCELLED")) || (data1 === "INVALID_REQUEST")) || (data1 === "UNAUTHENTICATED")) || (data1 === "NOT_FOUND")) || (data1 === "INVALID_REFERENCE")) || (data1 === "CONFLICT")) || (data1 === "QUOTA_EXCEEDED")) || (data1 === "INTERNAL_ERROR"))){
 const err8 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2971,7 +2971,7 @@ return errors === 0;
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateError = validate28;
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
+const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/error.schema.json" */;
@@ -3039,7 +3039,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
+if(!((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
 const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
@@ -11622,9 +11622,9 @@ return errors === 0;
 validate75.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const validateOhlcvExport = validate85;
-const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema186 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. yahoo/BTC-USD_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTC-USD for the Yahoo dataset).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USD).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern109 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema187 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern110 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11796,7 +11796,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema186.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema187.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11819,7 +11819,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern109.test(data3)){
+if(!pattern110.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -11947,7 +11947,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema186.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema187.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11974,7 +11974,7 @@ return errors === 0;
 }
 validate86.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema188 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema189 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12085,7 +12085,7 @@ return errors === 0;
 }
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema191 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema192 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -12411,8 +12411,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.source === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(data.asOf === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -12421,8 +12421,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.range === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
+if(data.source === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -12431,8 +12431,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.candles === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candles"},message:"must have required property '"+"candles"+"'"};
+if(data.range === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "range"},message:"must have required property '"+"range"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12441,8 +12441,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.candleCount === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candleCount"},message:"must have required property '"+"candleCount"+"'"};
+if(data.candles === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candles"},message:"must have required property '"+"candles"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12451,8 +12451,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.incompleteBucketPolicy === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "incompleteBucketPolicy"},message:"must have required property '"+"incompleteBucketPolicy"+"'"};
+if(data.candleCount === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candleCount"},message:"must have required property '"+"candleCount"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12461,9 +12461,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema181.properties, key0))){
-const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.incompleteBucketPolicy === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "incompleteBucketPolicy"},message:"must have required property '"+"incompleteBucketPolicy"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12472,11 +12471,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.schemaVersion !== undefined){
-let data0 = data.schemaVersion;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err11 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key0 in data){
+if(!(func1.call(schema181.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12485,14 +12482,27 @@ vErrors.push(err11);
 }
 errors++;
 }
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 1 || isNaN(data0)){
-const err12 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err12 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err13 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -12502,17 +12512,7 @@ if(data.runId !== undefined){
 let data1 = data.runId;
 if(typeof data1 === "string"){
 if(data1.length > 120){
-const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(!pattern6.test(data1)){
-const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12521,9 +12521,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern6.test(data1)){
+const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12533,11 +12532,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.stepId !== undefined){
-let data2 = data.stepId;
-if(typeof data2 === "string"){
-if(data2.length > 200){
-const err16 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+else {
+const err16 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12546,8 +12542,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
-const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+}
+if(data.stepId !== undefined){
+let data2 = data.stepId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12556,9 +12556,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern7.test(data2)){
+const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12568,11 +12567,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.symbol !== undefined){
-let data3 = data.symbol;
-if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
-const err19 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+else {
+const err19 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12582,8 +12578,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.symbol !== undefined){
+let data3 = data.symbol;
+if(typeof data3 === "string"){
+if(!pattern5.test(data3)){
+const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12593,10 +12592,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.timeframe !== undefined){
-let data4 = data.timeframe;
-if(typeof data4 !== "string"){
-const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err21 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12605,13 +12602,51 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.timeframe !== undefined){
+let data4 = data.timeframe;
+if(typeof data4 !== "string"){
+const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
+const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data5 = data.asOf;
+if(typeof data5 === "string"){
+if(!pattern10.test(data5)){
+const err24 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -12629,52 +12664,10 @@ errors = vErrors.length;
 }
 }
 if(data.candles !== undefined){
-let data7 = data.candles;
-if(Array.isArray(data7)){
-if(data7.length < 1){
-const err23 = {instancePath:instancePath+"/candles",schemaPath:"#/properties/candles/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate90(data7[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/candles",schemaPath:"#/properties/candles/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.candleCount !== undefined){
-let data9 = data.candleCount;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err25 = {instancePath:instancePath+"/candleCount",schemaPath:"#/properties/candleCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 1 || isNaN(data9)){
-const err26 = {instancePath:instancePath+"/candleCount",schemaPath:"#/properties/candleCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+let data8 = data.candles;
+if(Array.isArray(data8)){
+if(data8.length < 1){
+const err26 = {instancePath:instancePath+"/candles",schemaPath:"#/properties/candles/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12683,12 +12676,16 @@ vErrors.push(err26);
 }
 errors++;
 }
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate90(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
 }
 }
-if(data.incompleteBucketPolicy !== undefined){
-let data10 = data.incompleteBucketPolicy;
-if(typeof data10 !== "string"){
-const err27 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err27 = {instancePath:instancePath+"/candles",schemaPath:"#/properties/candles/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -12697,8 +12694,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!((data10 === "dropped") || (data10 === "marked"))){
-const err28 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema181.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.candleCount !== undefined){
+let data10 = data.candleCount;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err28 = {instancePath:instancePath+"/candleCount",schemaPath:"#/properties/candleCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -12707,15 +12707,50 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-}
-else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1 || isNaN(data10)){
+const err29 = {instancePath:instancePath+"/candleCount",schemaPath:"#/properties/candleCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err29];
 }
 else {
 vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+if(data.incompleteBucketPolicy !== undefined){
+let data11 = data.incompleteBucketPolicy;
+if(typeof data11 !== "string"){
+const err30 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(!((data11 === "dropped") || (data11 === "marked"))){
+const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema181.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+else {
+const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }
@@ -12727,7 +12762,7 @@ validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validateOhlcvExportInputs = validate45;
 
 export const validateStepEvent = validate92;
-const schema193 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
@@ -12991,7 +13026,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((((((((((((((((((((((data6 === "FLOW_RUN_INVALID") || (data6 === "INVALID_STEP_INPUTS")) || (data6 === "STEP_CLAIM_CONFLICT")) || (data6 === "STEP_FINALIZE_CONFLICT")) || (data6 === "LLM_PROFILE_INVALID")) || (data6 === "INVALID_STRUCTURED_OUTPUT")) || (data6 === "LLM_SAFETY_BLOCK")) || (data6 === "LLM_TIMEOUT")) || (data6 === "LLM_UNAVAILABLE")) || (data6 === "MARKET_DATA_UNAVAILABLE")) || (data6 === "GCS_WRITE_FAILED")) || (data6 === "UPSTREAM_UNAVAILABLE")) || (data6 === "STEP_TIMEOUT")) || (data6 === "RUN_TIMEOUT")) || (data6 === "LEASE_EXPIRED")) || (data6 === "RETRIES_EXHAUSTED")) || (data6 === "CANCELLED")) || (data6 === "INVALID_REQUEST")) || (data6 === "UNAUTHENTICATED")) || (data6 === "NOT_FOUND")) || (data6 === "CONFLICT")) || (data6 === "QUOTA_EXCEEDED")) || (data6 === "INTERNAL_ERROR"))){
+if(!((((((((((((((((((((((((data6 === "FLOW_RUN_INVALID") || (data6 === "INVALID_STEP_INPUTS")) || (data6 === "STEP_CLAIM_CONFLICT")) || (data6 === "STEP_FINALIZE_CONFLICT")) || (data6 === "LLM_PROFILE_INVALID")) || (data6 === "INVALID_STRUCTURED_OUTPUT")) || (data6 === "LLM_SAFETY_BLOCK")) || (data6 === "LLM_TIMEOUT")) || (data6 === "LLM_UNAVAILABLE")) || (data6 === "MARKET_DATA_UNAVAILABLE")) || (data6 === "GCS_WRITE_FAILED")) || (data6 === "UPSTREAM_UNAVAILABLE")) || (data6 === "STEP_TIMEOUT")) || (data6 === "RUN_TIMEOUT")) || (data6 === "LEASE_EXPIRED")) || (data6 === "RETRIES_EXHAUSTED")) || (data6 === "CANCELLED")) || (data6 === "INVALID_REQUEST")) || (data6 === "UNAUTHENTICATED")) || (data6 === "NOT_FOUND")) || (data6 === "INVALID_REFERENCE")) || (data6 === "CONFLICT")) || (data6 === "QUOTA_EXCEEDED")) || (data6 === "INTERNAL_ERROR"))){
 const err22 = {instancePath:instancePath+"/errorCode",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
@@ -13019,7 +13054,7 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateStepReady = validate93;
-const schema200 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
@@ -13251,7 +13286,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema200.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema201.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13278,8 +13313,8 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateTriggerRequest = validate94;
-const schema205 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern124 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern125 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13551,7 +13586,7 @@ errors = vErrors.length;
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern124.test(data2)){
+if(!pattern125.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];

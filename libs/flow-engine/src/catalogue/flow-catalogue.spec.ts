@@ -42,10 +42,16 @@ function caught(fn: () => unknown): unknown {
 const MONTH = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
 const WEEK = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
 
+/** Scope fields a flow requires beyond the symbol. */
+function extra(flowKey: string): Record<string, string> {
+  return flowKey === 'recommendation_with_account_v1' ? { accountId: 'demo' } : {};
+}
+
 describe('flow catalogue', () => {
   it('lists the registered flows', () => {
     expect(listFlows().map((f) => f.flowKey)).toEqual([
       'market_charts_v1',
+      'recommendation_with_account_v1',
       'scheduled_month_week_report_v1',
       'user_multi_tf_report_v1',
     ]);
@@ -61,6 +67,7 @@ describe('flow catalogue', () => {
         flowKey: 'nope_v1',
         availableFlowKeys: [
           'market_charts_v1',
+          'recommendation_with_account_v1',
           'scheduled_month_week_report_v1',
           'user_multi_tf_report_v1',
         ],
@@ -78,7 +85,10 @@ describe('flow catalogue', () => {
 
   it('validates every registered flow definition for its default scope', () => {
     for (const { flowKey } of listFlows()) {
-      const specs = validateFlowDefinition(getFlow(flowKey), { symbol: 'ETH-USD' });
+      const specs = validateFlowDefinition(getFlow(flowKey), {
+        symbol: 'ETH-USD',
+        ...extra(flowKey),
+      });
       expect(findGraphIssues(specs)).toEqual([]);
     }
   });

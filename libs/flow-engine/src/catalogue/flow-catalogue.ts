@@ -13,6 +13,7 @@ import { computeProgress } from '../run-status';
 import { addMs, toTimestamp } from '../time';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
 import { marketChartsFlow } from './market-charts.flow';
+import { recommendationWithAccountFlow } from './recommendation-with-account.flow';
 import { scheduledMonthWeekReportFlow } from './scheduled-month-week-report.flow';
 import { userMultiTfReportFlow } from './user-multi-tf-report.flow';
 
@@ -220,6 +221,7 @@ export const flowCatalogue = new FlowCatalogue([
   scheduledMonthWeekReportFlow,
   userMultiTfReportFlow,
   marketChartsFlow,
+  recommendationWithAccountFlow,
 ]);
 
 export function getFlow(flowKey: string): FlowDefinition {

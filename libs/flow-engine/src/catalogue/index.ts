@@ -5,3 +5,5 @@ export * from './report-steps';
 export * from './scheduled-month-week-report.flow';
 export * from './user-multi-tf-report.flow';
 export * from './market-charts.flow';
+export * from './recommendation-with-account.flow';
+export * from './market-data-needs';

@@ -1,10 +1,10 @@
 import type { RunScope, Timeframe } from '@tda/contracts';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
 import { addTimeframeCharts } from './report-steps';
-import { assertKnownKeys, readOptionalNumber, readSymbol, readTimeframes } from './scope';
+import { assertKnownKeys, readOptionalNumber, readSymbol, readTimeframes, withAsOf } from './scope';
 
 export const DEFAULT_MARKET_CHARTS_TIMEFRAMES: readonly Timeframe[] = ['1M', '1w'];
-const MARKET_CHARTS_SCOPE_FIELDS = ['symbol', 'timeframes', 'lookback'] as const;
+const MARKET_CHARTS_SCOPE_FIELDS = ['symbol', 'asOf', 'timeframes', 'lookback'] as const;
 
 function resolve(scope: RunScope): RunScope {
   assertKnownKeys(scope, MARKET_CHARTS_SCOPE_FIELDS);
@@ -14,7 +14,7 @@ function resolve(scope: RunScope): RunScope {
   };
   const lookback = readOptionalNumber(scope, 'lookback', { min: 10, max: 1_000, integer: true });
   if (lookback !== undefined) resolved['lookback'] = lookback;
-  return resolved;
+  return withAsOf(resolved, scope);
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
 } from '@tda/contracts';
 import { buildStepId, modelVariant } from '../ids';
 import type { StepSpecs } from './flow-definition';
-import { readModelName, readOptionalNumber, readSymbol } from './scope';
+import { readAsOf, readModelName, readOptionalNumber, readSymbol } from './scope';
 
 /** Defaults of the report flows; a change that alters the built steps needs a new flowKey. */
 export const DEFAULT_CHART_TEMPLATE_ID = 'ctpl_default_v1';
@@ -31,6 +31,7 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
 /** Scope fields shared by the report flows. */
 export const REPORT_SCOPE_FIELDS = [
   'symbol',
+  'asOf',
   'timeframes',
   'modelName',
   'temperature',
@@ -40,6 +41,8 @@ export const REPORT_SCOPE_FIELDS = [
 
 export interface ReportSettings {
   symbol: string;
+  /** scope.asOf, normalized; absent until the orchestrator fills the default at trigger. */
+  asOf?: string;
   modelName: string;
   temperature?: number;
   maxOutputTokens?: number;
@@ -49,6 +52,8 @@ export interface ReportSettings {
 
 export function readReportSettings(scope: RunScope): ReportSettings {
   const settings: ReportSettings = { symbol: readSymbol(scope), modelName: readModelName(scope) };
+  const asOf = readAsOf(scope);
+  if (asOf !== undefined) settings.asOf = asOf;
   const temperature = readOptionalNumber(scope, 'temperature', { min: 0, max: 2, integer: false });
   const maxOutputTokens = readOptionalNumber(scope, 'maxOutputTokens', {
     min: 1,

@@ -94,3 +94,28 @@ export function readOptionalNumber(
   }
   return raw;
 }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * scope.asOf (DESIGN §2): RFC 3339 with any offset, stored as UTC with a Z suffix (seconds, no
+ * zero milliseconds) so the run, its artifacts and the index all spell the moment the same way.
+ * Absent means "the newest complete candle": the orchestrator fills it at trigger.
+ */
+export function readAsOf(scope: RunScope): string | undefined {
+  const raw: unknown = scope['asOf'];
+  if (raw === undefined) return undefined;
+  const ms = typeof raw === 'string' && RFC3339.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    invalid('asOf', 'must be an RFC 3339 time such as 2026-09-20T00:00:00Z', {
+      value: typeof raw === 'string' ? raw.slice(0, 64) : null,
+    });
+  }
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** `resolved` with scope.asOf carried over (normalized) when the caller gave one. */
+export function withAsOf(resolved: RunScope, scope: RunScope): RunScope {
+  const asOf = readAsOf(scope);
+  return asOf === undefined ? resolved : { ...resolved, asOf };
+}

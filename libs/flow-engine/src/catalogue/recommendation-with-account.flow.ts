@@ -1,0 +1,106 @@
+import type { LlmProfile, RunScope, Timeframe } from '@tda/contracts';
+import { InvalidRequestError } from '../errors';
+import { buildStepId, modelVariant } from '../ids';
+import type { FlowDefinition, StepSpecs } from './flow-definition';
+import {
+  addTimeframeReport,
+  llmReportProfile,
+  readReportSettings,
+  REPORT_SCOPE_FIELDS,
+  reportScope,
+  type ReportSettings,
+} from './report-steps';
+import { assertKnownKeys, readTimeframes } from './scope';
+
+export const RECOMMENDATION_FLOW_KEY = 'recommendation_with_account_v1';
+/** A swing horizon: the weekly picture for context, the daily for structure, 4h for timing. */
+export const DEFAULT_RECOMMENDATION_TIMEFRAMES: readonly Timeframe[] = ['1w', '1d', '4h'];
+export const RECOMMENDATION_REPORT_PROMPT_ID = 'prompt_multi_tf_v1';
+export const RECOMMENDATION_PROMPT_ID = 'prompt_reco_v1';
+export const LLM_RECOMMENDATION_OUTPUT_SCHEMA_ID = 'llm_recommendation_output_v1';
+/** contracts/common.schema.json AccountId. */
+const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+function readAccountId(scope: RunScope): string {
+  const raw: unknown = scope['accountId'];
+  if (typeof raw !== 'string' || !ACCOUNT_ID_PATTERN.test(raw)) {
+    throw new InvalidRequestError(
+      'scope.accountId must name the account to size against (e.g. demo)',
+      { field: 'scope.accountId', pattern: ACCOUNT_ID_PATTERN.source },
+    );
+  }
+  return raw;
+}
+
+function resolve(scope: RunScope): RunScope {
+  assertKnownKeys(scope, [...REPORT_SCOPE_FIELDS, 'accountId']);
+  const timeframes = readTimeframes(scope, DEFAULT_RECOMMENDATION_TIMEFRAMES);
+  return {
+    ...reportScope(readReportSettings(scope), timeframes),
+    accountId: readAccountId(scope),
+  };
+}
+
+/** The recommendation's profile: the report profile with the recommendation output schema. */
+export function llmRecommendationProfile(settings: ReportSettings): LlmProfile {
+  return {
+    ...llmReportProfile(settings),
+    structuredOutput: { schemaId: LLM_RECOMMENDATION_OUTPUT_SCHEMA_ID },
+  };
+}
+
+/**
+ * Flow 4 (seed 001): the reports of flow 2 (OHLCV -> charts -> report per timeframe, longest
+ * first, each report reading the next longer one) plus `account_export`, and one
+ * `llm_reco:prompt_reco_v1:model_<model>` that depends on every report, the account snapshot and
+ * the shortest timeframe's OHLCV (whose last close at asOf anchors the levels).
+ */
+export const recommendationWithAccountFlow: FlowDefinition = {
+  flowKey: RECOMMENDATION_FLOW_KEY,
+  description:
+    'A recommendation for one symbol sized against an account: reports per timeframe + account snapshot -> LLM recommendation.',
+  resolveScope: resolve,
+  build(scope) {
+    const resolved = resolve(scope);
+    const settings = readReportSettings(resolved);
+    const specs: StepSpecs = {};
+    const reportStepIds: string[] = [];
+    let shortestOhlcv = '';
+    for (const timeframe of resolved.timeframes ?? []) {
+      const previous = reportStepIds.slice(-1);
+      const steps = addTimeframeReport(
+        specs,
+        settings,
+        timeframe,
+        RECOMMENDATION_REPORT_PROMPT_ID,
+        previous,
+      );
+      reportStepIds.push(steps.reportStepId);
+      shortestOhlcv = steps.ohlcvStepId;
+    }
+    const accountStepId = buildStepId({ stepType: 'ACCOUNT_EXPORT' });
+    specs[accountStepId] = {
+      stepType: 'ACCOUNT_EXPORT',
+      dependsOn: [],
+      inputs: { accountId: readAccountId(resolved), symbol: settings.symbol },
+    };
+    const recoStepId = buildStepId({
+      stepType: 'LLM_RECOMMENDATION',
+      variant: [RECOMMENDATION_PROMPT_ID, modelVariant(settings.modelName)],
+    });
+    specs[recoStepId] = {
+      stepType: 'LLM_RECOMMENDATION',
+      dependsOn: [shortestOhlcv, ...reportStepIds, accountStepId],
+      inputs: {
+        ohlcvStepId: shortestOhlcv,
+        reportStepIds: [...reportStepIds],
+        accountStepId,
+        llm: {
+          promptId: RECOMMENDATION_PROMPT_ID,
+          llmProfile: { ...llmRecommendationProfile(settings) },
+        },
+      },
+    };
+    return specs;
+  },
+};
