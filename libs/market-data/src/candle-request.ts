@@ -4,7 +4,7 @@ import { isTimeframe } from './timeframes';
 
 /** Rejects malformed requests the same way in every source (INVALID_STEP_INPUTS). */
 export function assertValidRequest(request: FetchCandlesRequest): void {
-  const { limit, from, to, timeframe } = request;
+  const { limit, from, to, asOf, timeframe } = request;
   if (!isTimeframe(timeframe)) {
     throw new InvalidCandleRequestError(`unknown timeframe '${String(timeframe)}'`, {
       timeframe,
@@ -18,6 +18,7 @@ export function assertValidRequest(request: FetchCandlesRequest): void {
   for (const [name, value] of [
     ['from', from],
     ['to', to],
+    ['asOf', asOf],
   ] as const) {
     if (value !== undefined && !Number.isFinite(value)) {
       throw new InvalidCandleRequestError(`${name} must be epoch milliseconds`, { [name]: value });
@@ -25,5 +26,12 @@ export function assertValidRequest(request: FetchCandlesRequest): void {
   }
   if (from !== undefined && to !== undefined && from >= to) {
     throw new InvalidCandleRequestError('from must be before to', { from, to });
+  }
+  // asOf cuts at the END of source rows, to at their open time: one cut per request.
+  if (asOf !== undefined && to !== undefined) {
+    throw new InvalidCandleRequestError('asOf and to cannot be combined', { asOf, to });
+  }
+  if (from !== undefined && asOf !== undefined && from >= asOf) {
+    throw new InvalidCandleRequestError('from must be before asOf', { from, asOf });
   }
 }

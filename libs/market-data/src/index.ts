@@ -1,5 +1,6 @@
 export * from './candle';
 export * from './candle-source.port';
+export * from './as-of';
 export * from './market-data.errors';
 export * from './timeframes';
 export * from './resample';
@@ -11,3 +12,4 @@ export * from './bundled/candle-csv';
 export * from './ccxt/ccxt-candle.source';
 export * from './ccxt/ccxt-errors';
 export * from './ccxt/ccxt-exchange.factory';
+export * from './market-data-env';

@@ -1,4 +1,6 @@
 import { TdaError, type Timeframe } from '@tda/contracts';
+import type { DataCoverage } from './candle-source.port';
+import { formatTimestamp as iso } from './timeframes';
 
 /**
  * Errors raised by every CandleSource. Each carries a `code` from the contracts' ErrorCode enum so
@@ -65,4 +67,46 @@ function describeList(items: readonly string[]): string {
   if (items.length === 0) return '(none)';
   const shown = items.slice(0, MAX_LISTED).join(', ');
   return items.length > MAX_LISTED ? `${shown}, … (${items.length} in total)` : shown;
+}
+
+/** Where an as-of refusal points (the run's scope field). */
+const AS_OF_FIELD = 'scope.asOf';
+
+/**
+ * A run's asOf that one of its timeframes cannot reach: it must lie after the first source data
+ * and at or before the end of the newest complete source data (`from < asOf <= to`). Refused at
+ * trigger (INVALID_REQUEST, 400) and, defensively, by the sources. The message names the
+ * timeframe, the requested asOf and the available range.
+ */
+export class AsOfOutOfRangeError extends MarketDataError {
+  constructor(coverage: DataCoverage, asOf: number) {
+    const { symbol, timeframe, from, to, source } = coverage;
+    const range =
+      from === null ? `at most ${iso(to)}` : `after ${iso(from)} and at most ${iso(to)}`;
+    super(
+      'INVALID_REQUEST',
+      `asOf ${iso(asOf)} is outside the ${timeframe} data of ${symbol} (${source}): asOf must be ${range}`,
+      {
+        details: {
+          field: AS_OF_FIELD,
+          asOf: iso(asOf),
+          timeframe,
+          symbol,
+          available: { from: from === null ? null : iso(from), to: iso(to) },
+          source,
+        },
+        retryable: false,
+      },
+    );
+  }
+}
+
+/** An asOf that is not an RFC 3339 date-time (INVALID_REQUEST). */
+export class InvalidAsOfError extends MarketDataError {
+  constructor(value: unknown, reason: string) {
+    super('INVALID_REQUEST', `asOf ${JSON.stringify(value)} ${reason}`, {
+      details: { field: AS_OF_FIELD, asOf: value },
+      retryable: false,
+    });
+  }
 }

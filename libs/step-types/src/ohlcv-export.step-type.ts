@@ -2,11 +2,23 @@ import { validate, type OhlcvExport } from '@tda/contracts';
 import { DEFAULT_STEP_POLICY } from '@tda/flow-engine';
 import { defineStepType } from './step-type.descriptor';
 
-/** What ohlcv_export.schema.json cannot say: candle order, counts, OHLC consistency. */
+/**
+ * What ohlcv_export.schema.json cannot say: candle order, counts, OHLC consistency, and no
+ * candle after asOf (a complete candle ends at or before asOf; the incomplete one opens before it).
+ */
 export function ohlcvExportProblem(ohlcv: OhlcvExport): string | undefined {
   if (ohlcv.candleCount !== ohlcv.candles.length) {
     return `candleCount ${ohlcv.candleCount} but ${ohlcv.candles.length} candles`;
   }
+  const asOf = Date.parse(ohlcv.asOf);
+  // UTC bucket end (exchange buckets: calendar months, fixed lengths otherwise).
+  const HOUR = 3_600_000;
+  const fixed = { '1h': HOUR, '4h': 4 * HOUR, '1d': 24 * HOUR, '1w': 168 * HOUR } as const;
+  const endOf = (open: number): number => {
+    if (ohlcv.timeframe !== '1M') return open + fixed[ohlcv.timeframe];
+    const d = new Date(open);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  };
   let previous = Number.NEGATIVE_INFINITY;
   for (const [index, c] of ohlcv.candles.entries()) {
     const time = Date.parse(c.openTime);
@@ -14,6 +26,12 @@ export function ohlcvExportProblem(ohlcv: OhlcvExport): string | undefined {
     previous = time;
     if (c.high < Math.max(c.open, c.close) || c.low > Math.min(c.open, c.close)) {
       return `candles[${index}] has high/low outside open/close`;
+    }
+    if (c.complete === false && !(time < asOf)) {
+      return `candles[${index}] (${c.openTime}) is incomplete but does not open before asOf ${ohlcv.asOf}`;
+    }
+    if (c.complete !== false && !(endOf(time) <= asOf)) {
+      return `candles[${index}] (${c.openTime}) ends after asOf ${ohlcv.asOf}`;
     }
   }
   return undefined;

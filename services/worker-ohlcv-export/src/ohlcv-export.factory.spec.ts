@@ -19,19 +19,19 @@ describe('createOhlcvExportHandler', () => {
   it('uses the bundled datasets by default', async () => {
     const source = await createCandleSource(loadOhlcvExportConfig({}));
     expect(source.provider).toBe('bundled');
-    expect(await source.listSymbols()).toEqual(['BTC-USD', 'BTC-USDT', 'ETH-USDT']);
+    expect(await source.listSymbols()).toEqual(['BTC-USDT', 'ETH-USDT']);
   });
 
   it('honours TDA_MARKET_DATA_DIR', async () => {
     const source = await createCandleSource(
       loadOhlcvExportConfig({ TDA_MARKET_DATA_DIR: '/nonexistent/tda-market-data' }),
     );
-    await expect(source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d' })).rejects.toMatchObject(
-      {
-        code: 'MARKET_DATA_UNAVAILABLE',
-        message: expect.stringContaining('/nonexistent/tda-market-data') as unknown,
-      },
-    );
+    await expect(
+      source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1d' }),
+    ).rejects.toMatchObject({
+      code: 'MARKET_DATA_UNAVAILABLE',
+      message: expect.stringContaining('/nonexistent/tda-market-data') as unknown,
+    });
   });
 
   it('TDA_MARKET_DATA=ccxt: candles from the exchange, forming candle per the configured policy', async () => {

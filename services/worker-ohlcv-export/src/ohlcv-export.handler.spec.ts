@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import {
   TdaError,
+  TIMEFRAMES,
   validate,
   type ErrorInfo,
   type FlowRun,
@@ -12,6 +13,7 @@ import {
 import { createRun, DEFAULT_LOOKBACK } from '@tda/flow-engine';
 import { makeRun, seededRandom } from '@tda/flow-engine/testing';
 import {
+  AsOfOutOfRangeError,
   BundledCandleSource,
   CcxtCandleSource,
   MarketDataError,
@@ -21,25 +23,27 @@ import {
   type CandleSeries,
   type CandleSource,
   type CcxtExchangeLike,
+  type DataCoverage,
   type FetchCandlesRequest,
 } from '@tda/market-data';
-import { OHLCV_EXPORT_STEP } from '@tda/step-types';
+import { OHLCV_EXPORT_STEP, ohlcvExportProblem } from '@tda/step-types';
 import { StepError, StepInputError, type StepContext, type StepHeartbeat } from '@tda/worker-kit';
 import { handlerContext, requireHandlerContext } from '@tda/worker-kit/testing';
 import { RateLimitExceeded } from 'ccxt';
 import { rejectionOf } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import { OhlcvExportHandler, requestOf } from './ohlcv-export.handler';
+import { replayExchange } from './testing/recorded-exchange';
 
 const bundled = new BundledCandleSource();
 const EXAMPLES = join(__dirname, '../../../contracts/examples');
 
 type Context = StepContext<typeof OHLCV_EXPORT_STEP>;
 
-function flowRun(symbol: string, now = new Date('2026-11-21T08:00:00Z')): FlowRun {
+function flowRun(symbol: string, now = new Date('2026-11-21T08:00:00Z'), asOf?: string): FlowRun {
   return createRun({
     flowKey: 'scheduled_month_week_report_v1',
-    scope: { symbol },
+    scope: asOf === undefined ? { symbol } : { symbol, asOf },
     ownerId: 'user-1',
     trigger: { type: 'SCHEDULER', source: 'test' },
     now,
@@ -47,16 +51,17 @@ function flowRun(symbol: string, now = new Date('2026-11-21T08:00:00Z')): FlowRu
   });
 }
 
-/** A run with one OHLCV step of the given timeframe and inputs. */
+/** A run with one OHLCV step of the given timeframe and inputs (and the run's scope.asOf). */
 function oneStepRun(
   timeframe: Timeframe | undefined,
   inputs: unknown,
   symbol = 'BTC-USDT',
+  asOf?: string,
 ): FlowRun {
   const stepId = `ohlcv_export:${timeframe ?? 'x'}`;
   const run = makeRun(
     { [stepId]: timeframe === undefined ? {} : { timeframe } },
-    { scope: { symbol } },
+    { scope: asOf === undefined ? { symbol } : { symbol, asOf } },
   );
   const step = run.steps[stepId];
   if (step !== undefined) step.inputs = inputs as Record<string, unknown>;
@@ -129,6 +134,9 @@ class FixedSource implements CandleSource {
   }
   async availableTimeframes(): Promise<Timeframe[]> {
     return ['1h'];
+  }
+  async coverage(symbol: string, timeframe: Timeframe): Promise<DataCoverage> {
+    return { symbol, timeframe, from: null, to: Date.parse('2026-09-20T11:00:00Z'), source: 'x' };
   }
   async fetchCandles(request: FetchCandlesRequest): Promise<CandleSeries> {
     this.requests.push(request);
@@ -287,32 +295,34 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
       stepId: 'ohlcv_export:1M',
       symbol: 'BTC/USDT',
       timeframe: '1M',
-      // BTC-USDT months come from the long Yahoo history, and the artifact says so
+      // a run without scope.asOf (created before it existed): described up to its data's end
+      asOf: '2026-10-01T00:00:00Z',
+      // BTC-USDT months come from the Binance daily file, and the artifact says so
       source: {
         provider: 'bundled',
-        dataset: 'yahoo/BTC-USD_1d',
-        marketSymbol: 'BTC-USD',
+        dataset: 'binance/BTCUSDT_1d',
+        marketSymbol: 'BTCUSDT',
         sourceTimeframe: '1d',
-        volumeUnit: 'quote',
+        volumeUnit: 'base',
       },
       candleCount: 60,
       incompleteBucketPolicy: 'marked',
-      // 59 whole months + March 2022 (one day of data): still forming
-      range: { from: '2017-04-01T00:00:00Z', to: '2022-04-01T00:00:00Z' },
+      // 59 whole months + September 2026 (19 days of data): still forming
+      range: { from: '2021-10-01T00:00:00Z', to: '2026-10-01T00:00:00Z' },
     });
     expect(parsed.candles).toHaveLength(60);
     expect(parsed.candles.at(-1)).toMatchObject({
-      openTime: '2022-03-01T00:00:00Z',
+      openTime: '2026-09-01T00:00:00Z',
       complete: false,
     });
     expect(parsed.candles.filter((c) => 'complete' in c)).toHaveLength(1);
     expect(result.execution).toEqual({
       marketData: {
         provider: 'bundled',
-        dataset: 'yahoo/BTC-USD_1d',
-        marketSymbol: 'BTC-USD',
+        dataset: 'binance/BTCUSDT_1d',
+        marketSymbol: 'BTCUSDT',
         candleCount: 60,
-        range: { from: '2017-04-01T00:00:00Z', to: '2022-04-01T00:00:00Z' },
+        range: { from: '2021-10-01T00:00:00Z', to: '2026-10-01T00:00:00Z' },
       },
     });
     expect(heartbeats).toEqual([{ stage: 'fetch_candles' }]);
@@ -350,7 +360,7 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
             inputs: { lookback: example.candleCount },
           },
         },
-        { runId: example.runId, scope: { symbol: example.symbol } },
+        { runId: example.runId, scope: { symbol: example.symbol, asOf: example.asOf } },
       );
       const { artifact } = await exportOf(
         new OhlcvExportHandler({ candles: bundled, incompleteBucketPolicy: policy }),
@@ -415,20 +425,32 @@ describe('OhlcvExportHandler.execute (bundled data)', () => {
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
-      message: "unknown symbol 'DOGE-USDT'; available: BTC-USD, BTC-USDT, ETH-USDT",
-      details: { availableSymbols: ['BTC-USD', 'BTC-USDT', 'ETH-USDT'] },
+      message: "unknown symbol 'DOGE-USDT'; available: BTC-USDT, ETH-USDT",
+      details: { availableSymbols: ['BTC-USDT', 'ETH-USDT'] },
     });
   });
 
   it('unsupported timeframe → the source’s INVALID_STEP_INPUTS naming that symbol’s timeframes', async () => {
-    const run = oneStepRun('1h', {}, 'BTC-USD');
-    const error = await rejectionOf(handler.execute(contextFor(run, 'ohlcv_export:1h').context));
+    // every bundled symbol has every timeframe: a daily-only catalogue shows the refusal
+    const daily = new OhlcvExportHandler({
+      candles: new BundledCandleSource({
+        catalogue: [
+          {
+            symbol: 'BTC-USDT',
+            aliases: [],
+            datasets: { '1d': 'binance/BTCUSDT_1d', '1w': 'binance/BTCUSDT_1d' },
+          },
+        ],
+      }),
+    });
+    const run = oneStepRun('1h', {}, 'BTC-USDT');
+    const error = await rejectionOf(daily.execute(contextFor(run, 'ohlcv_export:1h').context));
     expect(error).toBeInstanceOf(UnsupportedTimeframeError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
-      message: "timeframe '1h' is not available for 'BTC-USD'; available: 1d, 1w, 1M",
-      details: { availableTimeframes: ['1d', '1w', '1M'] },
+      message: "timeframe '1h' is not available for 'BTC-USDT'; available: 1d, 1w",
+      details: { availableTimeframes: ['1d', '1w'] },
     });
   });
 
@@ -553,8 +575,8 @@ describe('OhlcvExportHandler.recover', () => {
       execution: {
         marketData: {
           provider: 'bundled',
-          dataset: 'yahoo/BTC-USD_1d',
-          marketSymbol: 'BTC-USD',
+          dataset: 'binance/BTCUSDT_1d',
+          marketSymbol: 'BTCUSDT',
           candleCount: 104,
           range: artifact.range,
         },
@@ -582,5 +604,181 @@ describe('OhlcvExportHandler.recover', () => {
     const fewer = oneStepRun('1w', { lookback: 10 });
     const { context } = contextFor({ ...fewer, runId: run.runId }, 'ohlcv_export:1w');
     expect(await handler.recover({ uri, artifact, bytes }, context)).toBeNull();
+  });
+});
+
+describe('OhlcvExportHandler with the run’s scope.asOf (one moment for every timeframe)', () => {
+  const handler = new OhlcvExportHandler({ candles: bundled });
+  const DEFAULT_AS_OF = '2026-09-20T00:00:00Z';
+  const EARLIER_AS_OF = '2026-06-15T13:00:00Z';
+
+  /** The end of the last candle ('marked' export). */
+  const lastEnd = (parsed: OhlcvExport): number => Date.parse(parsed.range.to);
+
+  for (const asOf of [DEFAULT_AS_OF, EARLIER_AS_OF]) {
+    for (const symbol of ['BTC-USDT', 'ETH-USDT']) {
+      for (const timeframe of TIMEFRAMES) {
+        it(`${symbol} ${timeframe} at ${asOf}: a valid export cut at asOf, no candle after it`, async () => {
+          const run = oneStepRun(timeframe, {}, symbol, asOf);
+          const { parsed } = await exportOf(handler, run, `ohlcv_export:${timeframe}`);
+          expect(validate.ohlcvExport(parsed).ok).toBe(true);
+          expect(parsed.asOf).toBe(asOf);
+          // the descriptor check: complete candles end by asOf, the forming one opens before it
+          expect(ohlcvExportProblem(parsed)).toBeUndefined();
+          const forming = parsed.candles.filter((c) => c.complete === false);
+          expect(forming.length).toBeLessThanOrEqual(1);
+          if (forming.length === 1) {
+            // the bucket holding asOf
+            expect(Date.parse(parsed.candles.at(-1)?.openTime ?? '')).toBeLessThan(
+              Date.parse(asOf),
+            );
+            expect(lastEnd(parsed)).toBeGreaterThan(Date.parse(asOf));
+          } else {
+            expect(lastEnd(parsed)).toBeLessThanOrEqual(Date.parse(asOf));
+          }
+        });
+      }
+    }
+  }
+
+  it('at the default asOf every 1h/4h/1d export ends exactly at asOf; 1w/1M hold it in their forming candle', async () => {
+    const ends: Record<string, [string, boolean]> = {};
+    for (const timeframe of TIMEFRAMES) {
+      const run = oneStepRun(timeframe, {}, 'BTC-USDT', DEFAULT_AS_OF);
+      const { parsed } = await exportOf(handler, run, `ohlcv_export:${timeframe}`);
+      ends[timeframe] = [parsed.range.to, parsed.candles.at(-1)?.complete !== false];
+    }
+    expect(ends).toEqual({
+      '1h': [DEFAULT_AS_OF, true],
+      '4h': [DEFAULT_AS_OF, true],
+      '1d': [DEFAULT_AS_OF, true],
+      '1w': ['2026-09-21T00:00:00Z', false],
+      '1M': ['2026-10-01T00:00:00Z', false],
+    });
+  });
+
+  it('a flow-1 run: the 1M and 1w exports describe the same market up to the same moment', async () => {
+    const run = flowRun('BTC-USDT', new Date('2026-11-21T08:00:00Z'), DEFAULT_AS_OF);
+    const month = (await exportOf(handler, run, 'ohlcv_export:1M')).parsed;
+    const week = (await exportOf(handler, run, 'ohlcv_export:1w')).parsed;
+    expect([month.asOf, week.asOf]).toEqual([DEFAULT_AS_OF, DEFAULT_AS_OF]);
+    expect([month.source.dataset, week.source.dataset]).toEqual([
+      'binance/BTCUSDT_1d',
+      'binance/BTCUSDT_1d',
+    ]);
+    // both end with the last day before asOf: the 2026-09-19 close
+    expect(month.candles.at(-1)?.close).toBe(81249.99);
+    expect(week.candles.at(-1)?.close).toBe(81249.99);
+  });
+
+  it('passes the asOf (epoch ms) to the source; a run without one asks the newest data', async () => {
+    const candle = {
+      openTime: Date.parse('2026-09-19T23:00:00Z'),
+      open: 10,
+      high: 11,
+      low: 9,
+      close: 10,
+      volume: 1,
+    };
+    const source = new FixedSource(fixedSeries([candle]));
+    const fixed = new OhlcvExportHandler({ candles: source });
+    const withAsOf = await exportOf(
+      fixed,
+      oneStepRun('1h', {}, 'BTC-USDT', DEFAULT_AS_OF),
+      'ohlcv_export:1h',
+    );
+    const without = await exportOf(fixed, oneStepRun('1h', {}), 'ohlcv_export:1h');
+    expect(source.requests.map((r) => r.asOf)).toEqual([Date.parse(DEFAULT_AS_OF), undefined]);
+    expect(source.requests[1]).not.toHaveProperty('asOf');
+    expect(withAsOf.parsed.asOf).toBe(DEFAULT_AS_OF);
+    // without asOf: the end of the data
+    expect(without.parsed.asOf).toBe('2026-09-20T00:00:00Z');
+    expect(without.parsed.range.to).toBe('2026-09-20T00:00:00Z');
+  });
+
+  it('an asOf the data cannot reach → the source’s AsOfOutOfRangeError (INVALID_REQUEST), as it is', async () => {
+    const run = oneStepRun('1d', {}, 'BTC-USDT', '2026-09-20T06:00:00Z');
+    const error = await rejectionOf(handler.execute(contextFor(run, 'ohlcv_export:1d').context));
+    expect(error).toBeInstanceOf(AsOfOutOfRangeError);
+    expect(error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      retryable: false,
+      details: {
+        field: 'scope.asOf',
+        timeframe: '1d',
+        available: { from: '2017-08-17T00:00:00Z', to: '2026-09-20T00:00:00Z' },
+      },
+    });
+  });
+
+  it('ccxt (replayed Binance at 10:30): closed klines up to asOf, the forming bucket from closed hours', async () => {
+    const now = Date.parse('2026-09-20T10:30:00Z');
+    const exchange = replayExchange(now);
+    const live = new OhlcvExportHandler({
+      candles: new CcxtCandleSource({ exchange, now: () => now }),
+    });
+    const run = oneStepRun('1d', { lookback: 3 }, 'ETH/USDT', '2026-09-20T10:00:00Z');
+    const { parsed } = await exportOf(live, run, 'ohlcv_export:1d');
+    expect(ohlcvExportProblem(parsed)).toBeUndefined();
+    expect(parsed).toMatchObject({
+      asOf: '2026-09-20T10:00:00Z',
+      source: { provider: 'ccxt', exchange: 'binance', marketSymbol: 'ETH/USDT' },
+      range: { from: '2026-09-18T00:00:00Z', to: '2026-09-21T00:00:00Z' },
+    });
+    const hours = await bundled.fetchCandles({
+      symbol: 'ETH-USDT',
+      timeframe: '1h',
+      from: Date.parse('2026-09-20T00:00:00Z'),
+    });
+    // 2026-09-20 from its hours 00:00..09:00 (the 10:00 kline was still forming: not used)
+    const used = hours.candles.slice(0, 10);
+    expect(parsed.candles.at(-1)).toEqual({
+      openTime: '2026-09-20T00:00:00Z',
+      open: used[0]?.open,
+      high: Math.max(...used.map((c) => c.high)),
+      low: Math.min(...used.map((c) => c.low)),
+      close: used[9]?.close,
+      volume: Number(used.reduce((sum, c) => sum + c.volume, 0).toFixed(8)),
+      complete: false,
+    });
+    expect(exchange.calls.map((c) => [c.timeframe, c.since === undefined])).toEqual([
+      ['1d', false],
+      ['1h', false],
+    ]);
+  });
+});
+
+describe('OhlcvExportHandler.recover compares asOf', () => {
+  const handler = new OhlcvExportHandler({ candles: bundled });
+
+  async function exportAt(asOf: string) {
+    const run = oneStepRun('1w', {}, 'BTC-USDT', asOf);
+    const { artifact, parsed } = await exportOf(handler, run, 'ohlcv_export:1w');
+    return { run, uri: artifact.uri, artifact: parsed, bytes: artifact.data };
+  }
+
+  it('vouches for an export cut at the run’s asOf, refuses one cut elsewhere', async () => {
+    const { run, uri, artifact, bytes } = await exportAt('2026-09-20T00:00:00Z');
+    const { context } = contextFor(run, 'ohlcv_export:1w');
+    expect(await handler.recover({ uri, artifact, bytes }, context)).not.toBeNull();
+    const other = await exportAt('2026-06-15T13:00:00Z');
+    expect(
+      await handler.recover({ uri, artifact: other.artifact, bytes: other.bytes }, context),
+    ).toBeNull();
+    // the same moment written another way is the same asOf
+    const sameMoment = oneStepRun('1w', {}, 'BTC-USDT', '2026-09-20T00:00:00.000Z');
+    expect(
+      await handler.recover(
+        { uri, artifact, bytes },
+        contextFor({ ...sameMoment, runId: run.runId }, 'ohlcv_export:1w').context,
+      ),
+    ).not.toBeNull();
+  });
+
+  it('a run without asOf (created before it existed) vouches as before', async () => {
+    const { uri, artifact, bytes } = await exportAt('2026-06-15T13:00:00Z');
+    const old = oneStepRun('1w', {}, 'BTC-USDT');
+    const { context } = contextFor(old, 'ohlcv_export:1w');
+    expect(await handler.recover({ uri, artifact, bytes }, context)).not.toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import {
   findCandleProblems,
   formatTimestamp,
   nextBucketStart,
+  parseAsOf,
   type Candle,
   type CandleSeries,
   type CandleSource,
@@ -33,11 +34,13 @@ export interface OhlcvExportHandlerOptions {
 
 type Context = StepContext<typeof OHLCV_EXPORT_STEP>;
 
-/** What the export is of: the inputs with their defaults filled in. */
+/** What the export is of: the inputs with their defaults filled in, and the run's asOf. */
 export interface OhlcvRequest {
   symbol: string;
   timeframe: Timeframe;
   lookback: number;
+  /** run.scope.asOf (epoch ms): the data is cut there. Absent on runs created before asOf. */
+  asOf?: number;
 }
 
 /**
@@ -45,7 +48,8 @@ export interface OhlcvRequest {
  * artifact. The bytes depend only on the run, the step and the source data (no wall-clock time,
  * fixed key order), so a re-execution writes identical bytes under the same name. Inputs are
  * validated by the harness (ohlcv_export_inputs); absent ones default to the run's symbol, the
- * step's timeframe and the timeframe's lookback.
+ * step's timeframe and the timeframe's lookback. The data is cut at the run's `scope.asOf` (every
+ * timeframe of a run ends at the same moment); a run without one gets the newest data.
  */
 export class OhlcvExportHandler implements StepHandler<typeof OHLCV_EXPORT_STEP> {
   readonly descriptor = OHLCV_EXPORT_STEP;
@@ -82,7 +86,8 @@ export class OhlcvExportHandler implements StepHandler<typeof OHLCV_EXPORT_STEP>
     const same =
       artifact.symbol === request.symbol &&
       artifact.timeframe === request.timeframe &&
-      artifact.candleCount <= request.lookback;
+      artifact.candleCount <= request.lookback &&
+      (request.asOf === undefined || Date.parse(artifact.asOf) === request.asOf);
     return Promise.resolve(
       same
         ? {
@@ -95,21 +100,28 @@ export class OhlcvExportHandler implements StepHandler<typeof OHLCV_EXPORT_STEP>
   }
 
   private async fetch(request: OhlcvRequest, signal: AbortSignal): Promise<CandleSeries> {
-    const { symbol, timeframe, lookback } = request;
+    const { symbol, timeframe, lookback, asOf } = request;
     const series = await this.candles.fetchCandles({
       symbol,
       timeframe,
       limit: lookback,
+      ...(asOf === undefined ? {} : { asOf }),
       incompleteBucketPolicy: this.policy,
       signal,
     });
     const source = describeSource(series.source);
     if (series.candles.length === 0) {
+      const cut = asOf === undefined ? '' : ` up to asOf ${formatTimestamp(asOf)}`;
       throw new StepError(
         'MARKET_DATA_UNAVAILABLE',
-        `no ${timeframe} candles for ${symbol} from ${source}`,
+        `no ${timeframe} candles for ${symbol} from ${source}${cut}`,
         {
-          details: { symbol, timeframe, source: series.source },
+          details: {
+            symbol,
+            timeframe,
+            source: series.source,
+            ...(asOf === undefined ? {} : { asOf: formatTimestamp(asOf) }),
+          },
           retryable: false,
         },
       );
@@ -153,10 +165,12 @@ export function requestOf(context: Pick<Context, 'inputs' | 'run' | 'step'>): Oh
       field: 'timeframe',
     });
   }
+  const { asOf } = context.run.scope;
   return {
     symbol: inputs.symbol ?? context.run.scope.symbol,
     timeframe,
     lookback: inputs.lookback ?? DEFAULT_LOOKBACK[timeframe],
+    ...(asOf === undefined ? {} : { asOf: parseAsOf(asOf) }),
   };
 }
 
@@ -175,17 +189,17 @@ function buildArtifact(
       retryable: false,
     });
   }
+  const to = formatTimestamp(nextBucketStart(last.openTime, request.timeframe));
   return {
     schemaVersion: OHLCV_EXPORT_SCHEMA_VERSION,
     runId,
     stepId,
     symbol: request.symbol,
     timeframe: request.timeframe,
+    // The cut; a run without asOf (created before it existed) is described up to its data's end.
+    asOf: request.asOf === undefined ? to : formatTimestamp(request.asOf),
     source: orderedSource(series.source),
-    range: {
-      from: first.openTime,
-      to: formatTimestamp(nextBucketStart(last.openTime, request.timeframe)),
-    },
+    range: { from: first.openTime, to },
     candles: [first, ...rest],
     candleCount: rest.length + 1,
     incompleteBucketPolicy: series.incompleteBucketPolicy,

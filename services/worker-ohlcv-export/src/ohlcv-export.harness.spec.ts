@@ -1,5 +1,11 @@
 import { InMemoryArtifactStore } from '@tda/artifacts';
-import { validate, type FlowRun, type OhlcvExport, type StepReadyMessage } from '@tda/contracts';
+import {
+  validate,
+  type FlowRun,
+  type OhlcvExport,
+  type StepReadyMessage,
+  type Timeframe,
+} from '@tda/contracts';
 import { advance, applyPatch, createRun } from '@tda/flow-engine';
 import { seededRandom } from '@tda/flow-engine/testing';
 import { InMemoryFlowRunStore } from '@tda/flow-store';
@@ -9,6 +15,7 @@ import {
   type CandleSeries,
   type CandleSource,
   type CcxtExchangeLike,
+  type DataCoverage,
   type FetchCandlesRequest,
 } from '@tda/market-data';
 import { createMemoryLogger } from '@tda/observability';
@@ -42,6 +49,9 @@ class CountingSource implements CandleSource {
   fetchCandles(request: FetchCandlesRequest): Promise<CandleSeries> {
     this.requests.push(request);
     return this.inner.fetchCandles(request);
+  }
+  coverage(symbol: string, timeframe: Timeframe): Promise<DataCoverage> {
+    return this.inner.coverage(symbol, timeframe);
   }
 }
 
@@ -238,7 +248,7 @@ describe('OHLCV_EXPORT through the step harness', () => {
     expect(step.error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
-      message: "unknown symbol 'DOGE-USDT'; available: BTC-USD, BTC-USDT, ETH-USDT",
+      message: "unknown symbol 'DOGE-USDT'; available: BTC-USDT, ETH-USDT",
     });
     expect(step.error?.details).not.toHaveProperty('tries');
   });

@@ -22,11 +22,11 @@ afterEach(async () => {
 
 const NOW = new Date('2026-11-21T08:00:00Z');
 
-/** A flow-1 run for `symbol`, advanced so that both OHLCV steps are READY. */
-function readyRun(symbol: string): FlowRun {
+/** A flow-1 run for `symbol` (and scope.asOf), advanced so that both OHLCV steps are READY. */
+function readyRun(symbol: string, asOf?: string): FlowRun {
   const run = createRun({
     flowKey: 'scheduled_month_week_report_v1',
-    scope: { symbol },
+    scope: asOf === undefined ? { symbol } : { symbol, asOf },
     ownerId: 'user-1',
     trigger: { type: 'SCHEDULER', source: 'test' },
     now: NOW,
@@ -73,13 +73,30 @@ describe('createStepWorker with this handler on in-memory adapters', () => {
     expect(step.outputs).toMatchObject({
       gcs_uri: uri,
       execution: {
-        marketData: { provider: 'bundled', dataset: 'yahoo/BTC-USD_1d', candleCount: 104 },
+        marketData: { provider: 'bundled', dataset: 'binance/BTCUSDT_1d', candleCount: 104 },
       },
     });
     const artifact = validate.ohlcvExport(JSON.parse((await artifacts.read(uri)).toString('utf8')));
     expect(artifact.ok).toBe(true);
     // the other step was not dispatched and stays READY
     expect((await store.get(run.runId))?.run.steps['ohlcv_export:1M']?.status).toBe('READY');
+  });
+
+  it('cuts the export at the run’s scope.asOf', async () => {
+    const { store, artifacts, deliver } = await startWorker();
+    const run = readyRun('ETH-USDT', '2026-06-15T13:00:00+02:00');
+    await store.create(run);
+    const step = await deliver(run, 'ohlcv_export:1M');
+    expect(step.status).toBe('SUCCEEDED');
+    const uri = `gs://tda-artifacts/runs/${run.runId}/1M/ohlcv_export:1M.json`;
+    const artifact = validate.ohlcvExport(JSON.parse((await artifacts.read(uri)).toString('utf8')));
+    if (!artifact.ok) throw new Error('invalid export');
+    // the run stores asOf in UTC; June 2026 is the forming month (14 whole days by 11:00 UTC)
+    expect(artifact.value.asOf).toBe('2026-06-15T11:00:00Z');
+    expect(artifact.value.candles.at(-1)).toMatchObject({
+      openTime: '2026-06-01T00:00:00Z',
+      complete: false,
+    });
   });
 
   it('fails the step with the source’s INVALID_STEP_INPUTS naming the available symbols', async () => {
@@ -91,8 +108,8 @@ describe('createStepWorker with this handler on in-memory adapters', () => {
     expect(step.error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
-      message: "unknown symbol 'DOGE-USDT'; available: BTC-USD, BTC-USDT, ETH-USDT",
-      details: { availableSymbols: ['BTC-USD', 'BTC-USDT', 'ETH-USDT'] },
+      message: "unknown symbol 'DOGE-USDT'; available: BTC-USDT, ETH-USDT",
+      details: { availableSymbols: ['BTC-USDT', 'ETH-USDT'] },
     });
     expect(artifacts.list()).toEqual([]);
   });

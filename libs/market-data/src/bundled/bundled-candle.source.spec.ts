@@ -25,7 +25,7 @@ function at(candles: readonly Candle[], iso: string): Candle {
 
 describe('BundledCandleSource: symbol catalogue', () => {
   it('lists the canonical symbols', async () => {
-    expect(await source.listSymbols()).toEqual(['BTC-USD', 'BTC-USDT', 'ETH-USDT']);
+    expect(await source.listSymbols()).toEqual(['BTC-USDT', 'ETH-USDT']);
   });
 
   it('maps every spelling of a symbol to the same entry', () => {
@@ -34,18 +34,19 @@ describe('BundledCandleSource: symbol catalogue', () => {
         expect(findBundledSymbol(spelling)?.symbol).toBe(entry.symbol);
       }
     }
-    expect(findBundledSymbol('BTC-USD')?.symbol).toBe('BTC-USD');
     expect(findBundledSymbol('BTCUSDT')?.symbol).toBe('BTC-USDT');
+    expect(findBundledSymbol('eth/usdt')?.symbol).toBe('ETH-USDT');
+    // the Yahoo BTC-USD dataset is gone: one market (Binance spot) per symbol
+    expect(findBundledSymbol('BTC-USD')).toBeUndefined();
     expect(findBundledSymbol('DOGE-USDT')).toBeUndefined();
   });
 
   it('names the timeframes of each symbol', async () => {
     expect(await source.availableTimeframes('BTC/USDT')).toEqual(['1h', '4h', '1d', '1w', '1M']);
     expect(await source.availableTimeframes('eth-usdt')).toEqual(['1h', '4h', '1d', '1w', '1M']);
-    expect(await source.availableTimeframes('BTC-USD')).toEqual(['1d', '1w', '1M']);
   });
 
-  it('serves BTC-USDT hours from Binance and weeks/months from the long Yahoo history', async () => {
+  it('serves 1h/4h from the Binance hourly file and 1d/1w/1M from the Binance daily file', async () => {
     const hourly = await source.fetchCandles({ symbol: 'BTC/USDT', timeframe: '4h', limit: 1 });
     expect(hourly.source).toEqual({
       provider: 'bundled',
@@ -57,17 +58,21 @@ describe('BundledCandleSource: symbol catalogue', () => {
     const monthly = await source.fetchCandles({ symbol: 'BTCUSDT', timeframe: '1M' });
     expect(monthly.source).toEqual({
       provider: 'bundled',
-      dataset: 'yahoo/BTC-USD_1d',
-      marketSymbol: 'BTC-USD',
+      dataset: 'binance/BTCUSDT_1d',
+      marketSymbol: 'BTCUSDT',
       sourceTimeframe: '1d',
-      volumeUnit: 'quote',
+      volumeUnit: 'base',
     });
-    // a meaningful monthly chart: 2014-10 .. 2022-02 are whole months
-    expect(monthly.candles.length).toBeGreaterThanOrEqual(24);
-    expect(formatTimestamp(monthly.candles[0]?.openTime ?? 0)).toBe('2014-10-01T00:00:00Z');
-    const native = await source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d', limit: 1 });
-    expect(native.source).not.toHaveProperty('sourceTimeframe');
-    expect(native.symbol).toBe('BTC-USD');
+    // a meaningful monthly chart: 2017-09 .. 2026-08 are whole months
+    expect(formatTimestamp(monthly.candles[0]?.openTime ?? 0)).toBe('2017-09-01T00:00:00Z');
+    const native = await source.fetchCandles({ symbol: 'ETH/USDT', timeframe: '1d', limit: 1 });
+    expect(native.source).toEqual({
+      provider: 'bundled',
+      dataset: 'binance/ETHUSDT_1d',
+      marketSymbol: 'ETHUSDT',
+      volumeUnit: 'base',
+    });
+    expect(native.symbol).toBe('ETH/USDT');
   });
 });
 
@@ -84,10 +89,11 @@ describe('BundledCandleSource: resampling real rows (values computed by hand fro
     });
   });
 
-  it('1d drops the partial first day (data starts 04:00) and aggregates 24 hours', async () => {
+  it('1d is the daily file as is; its days equal the hourly aggregates (2026-02-25)', async () => {
     const { candles } = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1d' });
-    expect(formatTimestamp(candles[0]?.openTime ?? 0)).toBe('2026-02-25T00:00:00Z');
-    expect(candles[0]).toEqual({
+    expect(formatTimestamp(candles[0]?.openTime ?? 0)).toBe('2017-08-17T00:00:00Z');
+    // the same values the 24 hourly rows of 2026-02-25 aggregate to (00:00 open, 23:00 close)
+    expect(at(candles, '2026-02-25T00:00:00Z')).toEqual({
       openTime: t('2026-02-25T00:00:00Z'),
       open: 64058.15,
       high: 69988.83,
@@ -95,25 +101,34 @@ describe('BundledCandleSource: resampling real rows (values computed by hand fro
       close: 67988.04,
       volume: 30749.99259,
     });
+    const hours = await source.fetchCandles({
+      symbol: 'BTC-USDT',
+      timeframe: '1h',
+      from: t('2026-02-25T00:00:00Z'),
+      to: t('2026-02-26T00:00:00Z'),
+    });
+    expect(hours.candles).toHaveLength(24);
+    expect(hours.candles[0]?.open).toBe(64058.15);
+    expect(hours.candles[23]?.close).toBe(67988.04);
   });
 
-  it('the last day (11 of 24 hours) is dropped or marked incomplete by policy', async () => {
-    const dropped = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1d' });
-    expect(formatTimestamp(dropped.candles.at(-1)?.openTime ?? 0)).toBe('2026-09-19T00:00:00Z');
+  it('the last week (Monday 2026-09-14, 6 of 7 days) is dropped or marked incomplete by policy', async () => {
+    const dropped = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1w' });
+    expect(formatTimestamp(dropped.candles.at(-1)?.openTime ?? 0)).toBe('2026-09-07T00:00:00Z');
     expect(dropped.incompleteBucketPolicy).toBe('dropped');
     const marked = await source.fetchCandles({
       symbol: 'BTC-USDT',
-      timeframe: '1d',
+      timeframe: '1w',
       incompleteBucketPolicy: 'marked',
     });
     expect(marked.candles).toHaveLength(dropped.candles.length + 1);
     expect(marked.candles.at(-1)).toEqual({
-      openTime: t('2026-09-20T00:00:00Z'),
-      open: 81249.99,
-      high: 81330.01,
-      low: 80126.04,
-      close: 80319.58,
-      volume: 5573.52739,
+      openTime: t('2026-09-14T00:00:00Z'),
+      open: 76842.01, // Mon 09-14 open
+      high: 81951,
+      low: 74967.97,
+      close: 81249.99, // Sat 09-19 close
+      volume: 97480.76023,
       complete: false,
     });
     expect(marked.candles.filter((c) => c.complete === false)).toHaveLength(1);
@@ -147,51 +162,45 @@ describe('BundledCandleSource: resampling real rows (values computed by hand fro
     });
   });
 
-  it('1M from Yahoo days: February 2020 has 29 days (leap year)', async () => {
-    const { candles } = await source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1M' });
+  it('1M from Binance days: February 2020 has 29 days (leap year)', async () => {
+    const { candles } = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1M' });
     expect(at(candles, '2020-02-01T00:00:00Z')).toEqual({
       openTime: t('2020-02-01T00:00:00Z'),
-      open: 9346.357422, // 2020-02-01 open
-      high: 10457.626953,
-      low: 8492.932617,
-      close: 8599.508789, // 2020-02-29 close (29 rows)
-      volume: 1163376492768,
+      open: 9351.71, // 2020-02-01 open
+      high: 10500,
+      low: 8445,
+      close: 8523.61, // 2020-02-29 close (29 rows)
+      volume: 1609726.154564,
     });
     // the next month opens on March 1st, not on a fixed 30-day step
-    expect(at(candles, '2020-03-01T00:00:00Z').open).toBe(8599.758789);
+    expect(at(candles, '2020-03-01T00:00:00Z').open).toBe(8523.61);
   });
 
-  it('1w from Yahoo days: Monday weeks, including one spanning March/April 2020', async () => {
-    const { candles } = await source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1w' });
+  it('1w from Binance days: Monday weeks, including one spanning March/April 2020', async () => {
+    const { candles } = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1w' });
     expect(candles.every((c) => new Date(c.openTime).getUTCDay() === 1)).toBe(true);
     expect(at(candles, '2020-03-30T00:00:00Z')).toEqual({
       openTime: t('2020-03-30T00:00:00Z'),
-      open: 5925.538574, // Mon 2020-03-30
-      high: 7088.247559,
-      low: 5903.234375,
-      close: 6791.129395, // Sun 2020-04-05
-      volume: 259568096070,
+      open: 5880.5, // Mon 2020-03-30
+      high: 7198,
+      low: 5857.76,
+      close: 6772.78, // Sun 2020-04-05
+      volume: 664784.299583,
     });
-    // history starts Wednesday 2014-09-17: the partial week of 09-15 is dropped
-    expect(formatTimestamp(candles[0]?.openTime ?? 0)).toBe('2014-09-22T00:00:00Z');
+    // history starts Thursday 2017-08-17: the partial week of 08-14 is dropped
+    expect(formatTimestamp(candles[0]?.openTime ?? 0)).toBe('2017-08-21T00:00:00Z');
   });
 
-  it('ETH-USDT 1M: whole months from hours; September 2026 (467 h) is the forming month', async () => {
+  it('ETH-USDT 1M: whole months from days; September 2026 (19 days) is the forming month', async () => {
     const { candles } = await source.fetchCandles({
       symbol: 'ETH-USDT',
       timeframe: '1M',
       incompleteBucketPolicy: 'marked',
     });
-    expect(candles.map((c) => formatTimestamp(c.openTime).slice(0, 7))).toEqual([
-      '2026-03',
-      '2026-04',
-      '2026-05',
-      '2026-06',
-      '2026-07',
-      '2026-08',
-      '2026-09',
-    ]);
-    expect(candles[0]).toEqual({
+    expect(formatTimestamp(candles[0]?.openTime ?? 0)).toBe('2017-09-01T00:00:00Z');
+    expect(candles[0]).toMatchObject({ open: 386.44, high: 394.39, low: 192, close: 304.36 });
+    // March 2026: the same values its hours aggregate to
+    expect(at(candles, '2026-03-01T00:00:00Z')).toEqual({
       openTime: t('2026-03-01T00:00:00Z'),
       open: 1964.51,
       high: 2386.02,
@@ -199,25 +208,33 @@ describe('BundledCandleSource: resampling real rows (values computed by hand fro
       close: 2105.43,
       volume: 12656614.111,
     });
-    expect(candles.at(-1)).toMatchObject({ open: 2467.64, high: 2668, close: 2571.21 });
-    expect(candles.at(-1)?.complete).toBe(false);
+    expect(candles.at(-1)).toEqual({
+      openTime: t('2026-09-01T00:00:00Z'),
+      open: 2467.64,
+      high: 2668,
+      low: 2356.41,
+      close: 2632.69,
+      volume: 5886018.0343,
+      complete: false,
+    });
   });
 
-  it('reproduces the contract examples (Yahoo 1M dropped, 1w marked)', async () => {
+  it('reproduces the contract examples (1M dropped, 1w marked, cut at asOf 2022-03-01T06:00:00Z)', async () => {
     const examples = join(__dirname, '../../../../contracts/examples');
-    for (const [file, limit] of [
-      ['ohlcv_export.example.json', 24],
-      ['ohlcv_export.1w-marked.example.json', 26],
-    ] as const) {
+    for (const file of ['ohlcv_export.example.json', 'ohlcv_export.1w-marked.example.json']) {
       const example = JSON.parse(readFileSync(join(examples, file), 'utf8')) as {
+        symbol: string;
         timeframe: '1M' | '1w';
+        asOf: string;
+        candleCount: number;
         incompleteBucketPolicy: 'dropped' | 'marked';
         candles: Array<Record<string, unknown> & { openTime: string }>;
       };
       const series = await source.fetchCandles({
-        symbol: 'BTC-USD',
+        symbol: example.symbol,
         timeframe: example.timeframe,
-        limit,
+        asOf: t(example.asOf),
+        limit: example.candleCount,
         incompleteBucketPolicy: example.incompleteBucketPolicy,
       });
       expect(series.candles.map((c) => ({ ...c, openTime: formatTimestamp(c.openTime) }))).toEqual(
@@ -231,10 +248,10 @@ describe('BundledCandleSource: how much history each series has (README numbers)
   it('whole candles per symbol and long timeframe', async () => {
     const count = async (symbol: string, timeframe: '1w' | '1M'): Promise<number> =>
       (await source.fetchCandles({ symbol, timeframe })).candles.length;
-    expect(await count('BTC-USDT', '1M')).toBe(89); // 2014-10 .. 2022-02
-    expect(await count('BTC-USDT', '1w')).toBe(388);
-    expect(await count('ETH-USDT', '1M')).toBe(6); // 2026-03 .. 2026-08
-    expect(await count('ETH-USDT', '1w')).toBe(28);
+    for (const symbol of ['BTC-USDT', 'ETH-USDT']) {
+      expect(await count(symbol, '1M')).toBe(108); // 2017-09 .. 2026-08
+      expect(await count(symbol, '1w')).toBe(473); // 2017-08-21 .. 2026-09-07
+    }
   });
 });
 
@@ -249,7 +266,7 @@ describe('BundledCandleSource: windows', () => {
 
   it('from/to select source rows; buckets cut by them are incomplete', async () => {
     const window = await source.fetchCandles({
-      symbol: 'BTC-USD',
+      symbol: 'BTC-USDT',
       timeframe: '1w',
       from: t('2020-03-04T00:00:00Z'), // a Wednesday: the week of 03-02 is cut → dropped
       to: t('2020-04-01T00:00:00Z'), // a Wednesday: the week of 03-30 is cut → forming
@@ -262,8 +279,8 @@ describe('BundledCandleSource: windows', () => {
       ['2020-03-30T00:00:00Z', false],
     ]);
     // the cut week holds 03-30 and 03-31 only
-    expect(window.candles[3]).toMatchObject({ open: 5925.538574 });
-    const full = await source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1w' });
+    expect(window.candles[3]).toMatchObject({ open: 5880.5, high: 6599, close: 6410.44 });
+    const full = await source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1w' });
     expect(window.candles[3]?.close).not.toBe(at(full.candles, '2020-03-30T00:00:00Z').close);
   });
 
@@ -291,19 +308,29 @@ describe('BundledCandleSource: errors name what is available', () => {
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
       retryable: false,
-      message: "unknown symbol 'DOGE-USDT'; available: BTC-USD, BTC-USDT, ETH-USDT",
-      details: { symbol: 'DOGE-USDT', availableSymbols: ['BTC-USD', 'BTC-USDT', 'ETH-USDT'] },
+      message: "unknown symbol 'DOGE-USDT'; available: BTC-USDT, ETH-USDT",
+      details: { symbol: 'DOGE-USDT', availableSymbols: ['BTC-USDT', 'ETH-USDT'] },
     });
     await expect(source.availableTimeframes('XRP')).rejects.toBeInstanceOf(UnknownSymbolError);
   });
 
   it('unsupported timeframe → INVALID_STEP_INPUTS listing that symbol’s timeframes', async () => {
-    const error = await rejectionOf(source.fetchCandles({ symbol: 'btc-usd', timeframe: '4h' }));
+    // every bundled symbol has every timeframe: a catalogue without hours shows the refusal
+    const daily = new BundledCandleSource({
+      catalogue: [
+        {
+          symbol: 'BTC-USDT',
+          aliases: [],
+          datasets: { '1d': 'binance/BTCUSDT_1d', '1w': 'binance/BTCUSDT_1d' },
+        },
+      ],
+    });
+    const error = await rejectionOf(daily.fetchCandles({ symbol: 'btc-usdt', timeframe: '4h' }));
     expect(error).toBeInstanceOf(UnsupportedTimeframeError);
     expect(error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
-      message: "timeframe '4h' is not available for 'btc-usd'; available: 1d, 1w, 1M",
-      details: { symbol: 'btc-usd', timeframe: '4h', availableTimeframes: ['1d', '1w', '1M'] },
+      message: "timeframe '4h' is not available for 'btc-usdt'; available: 1d, 1w",
+      details: { symbol: 'btc-usdt', timeframe: '4h', availableTimeframes: ['1d', '1w'] },
     });
   });
 
@@ -315,7 +342,7 @@ describe('BundledCandleSource: errors name what is available', () => {
       { from: Number.NaN },
     ]) {
       const error = await rejectionOf(
-        source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d', ...bad }),
+        source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1d', ...bad }),
       );
       expect(error).toBeInstanceOf(InvalidCandleRequestError);
       expect(error).toMatchObject({ code: 'INVALID_STEP_INPUTS' });
@@ -324,12 +351,12 @@ describe('BundledCandleSource: errors name what is available', () => {
 
   it('a missing data directory is MARKET_DATA_UNAVAILABLE (not retryable) naming the file', async () => {
     const broken = new BundledCandleSource({ dataDir: '/nonexistent/tda-data' });
-    const error = await rejectionOf(broken.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d' }));
+    const error = await rejectionOf(broken.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1d' }));
     expect(error).toBeInstanceOf(MarketDataUnavailableError);
     expect(error).toMatchObject({
       code: 'MARKET_DATA_UNAVAILABLE',
       retryable: false,
-      details: { dataset: 'yahoo/BTC-USD_1d', file: 'BTC-USD_1d.csv' },
+      details: { dataset: 'binance/BTCUSDT_1d', file: 'BTCUSDT_1d.csv' },
       message: expect.stringContaining('/nonexistent/tda-data') as unknown,
     });
   });
@@ -338,7 +365,7 @@ describe('BundledCandleSource: errors name what is available', () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
     await expect(
-      source.fetchCandles({ symbol: 'BTC-USD', timeframe: '1d', signal: controller.signal }),
+      source.fetchCandles({ symbol: 'BTC-USDT', timeframe: '1d', signal: controller.signal }),
     ).rejects.toThrow('cancelled');
   });
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { OhlcvSource, Timeframe } from '@tda/contracts';
 import type { Candle, CandleSeries } from '../candle';
 import { assertValidRequest } from '../candle-request';
-import type { CandleSource, FetchCandlesRequest } from '../candle-source.port';
+import { assertAsOfCovered } from '../as-of';
+import type { CandleSource, DataCoverage, FetchCandlesRequest } from '../candle-source.port';
 import { DEFAULT_BUNDLED_DATA_DIR } from '../data-dir';
 import {
   MarketDataUnavailableError,
@@ -53,22 +54,28 @@ export class BundledCandleSource implements CandleSource {
     return bundledTimeframes(this.entry(symbol));
   }
 
+  async coverage(symbol: string, timeframe: Timeframe): Promise<DataCoverage> {
+    const entry = this.entry(symbol);
+    const dataset = this.datasetFor(entry, symbol, timeframe);
+    return coverageOf(entry, timeframe, dataset, await this.load(dataset));
+  }
+
   async fetchCandles(request: FetchCandlesRequest): Promise<CandleSeries> {
     assertValidRequest(request);
-    const { symbol, timeframe, from, to, limit, signal } = request;
+    const { symbol, timeframe, from, to, asOf, limit, signal } = request;
     const policy = request.incompleteBucketPolicy ?? 'dropped';
     const entry = this.entry(symbol);
-    const datasetId = entry.datasets[timeframe];
-    if (datasetId === undefined) {
-      throw new UnsupportedTimeframeError(symbol, timeframe, bundledTimeframes(entry));
-    }
-    const dataset: BundledDataset = BUNDLED_DATASETS[datasetId];
+    const dataset = this.datasetFor(entry, symbol, timeframe);
     const all = await this.load(dataset);
     signal?.throwIfAborted();
+    if (asOf !== undefined) assertAsOfCovered(coverageOf(entry, timeframe, dataset, all), asOf);
 
+    // asOf: only rows that ENDED by then; the bucket holding asOf is then cut, so incomplete.
     const rows = all.filter(
       (row) =>
-        (from === undefined || row.openTime >= from) && (to === undefined || row.openTime < to),
+        (from === undefined || row.openTime >= from) &&
+        (to === undefined || row.openTime < to) &&
+        (asOf === undefined || nextBucketStart(row.openTime, dataset.timeframe) <= asOf),
     );
     const last = rows[rows.length - 1];
     const dataEnd =
@@ -94,6 +101,14 @@ export class BundledCandleSource implements CandleSource {
       source,
       incompleteBucketPolicy: policy,
     };
+  }
+
+  private datasetFor(entry: BundledSymbol, symbol: string, timeframe: Timeframe): BundledDataset {
+    const datasetId = entry.datasets[timeframe];
+    if (datasetId === undefined) {
+      throw new UnsupportedTimeframeError(symbol, timeframe, bundledTimeframes(entry));
+    }
+    return BUNDLED_DATASETS[datasetId];
   }
 
   private symbols(): string[] {
@@ -130,4 +145,29 @@ export class BundledCandleSource implements CandleSource {
     }
     return pending;
   }
+}
+
+/** Data exists for [first row, end of the last row) of the dataset serving the timeframe. */
+function coverageOf(
+  entry: BundledSymbol,
+  timeframe: Timeframe,
+  dataset: BundledDataset,
+  rows: readonly Candle[],
+): DataCoverage {
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  if (first === undefined || last === undefined) {
+    throw new MarketDataUnavailableError(
+      `bundled dataset ${dataset.id} has no rows`,
+      { dataset: dataset.id, file: dataset.file },
+      { retryable: false },
+    );
+  }
+  return {
+    symbol: entry.symbol,
+    timeframe,
+    from: first.openTime,
+    to: nextBucketStart(last.openTime, dataset.timeframe),
+    source: `bundled dataset ${dataset.id}`,
+  };
 }

@@ -11,7 +11,7 @@ export interface BundledDataset {
   timeframe: Timeframe;
   /** The symbol as the provider spells it (ohlcv_export source.marketSymbol). */
   marketSymbol: string;
-  /** 'base' = volume in the base asset (BTC, ETH); 'quote' = in the quote currency (USD). */
+  /** 'base' = volume in the base asset (BTC, ETH); 'quote' = in the quote currency (USDT). */
   volumeUnit: 'base' | 'quote';
 }
 
@@ -30,12 +30,19 @@ export const BUNDLED_DATASETS = {
     marketSymbol: 'ETHUSDT',
     volumeUnit: 'base',
   },
-  'yahoo/BTC-USD_1d': {
-    id: 'yahoo/BTC-USD_1d',
-    file: 'BTC-USD_1d.csv',
+  'binance/BTCUSDT_1d': {
+    id: 'binance/BTCUSDT_1d',
+    file: 'BTCUSDT_1d.csv',
     timeframe: '1d',
-    marketSymbol: 'BTC-USD',
-    volumeUnit: 'quote',
+    marketSymbol: 'BTCUSDT',
+    volumeUnit: 'base',
+  },
+  'binance/ETHUSDT_1d': {
+    id: 'binance/ETHUSDT_1d',
+    file: 'ETHUSDT_1d.csv',
+    timeframe: '1d',
+    marketSymbol: 'ETHUSDT',
+    volumeUnit: 'base',
   },
 } as const satisfies Record<string, BundledDataset>;
 
@@ -51,27 +58,23 @@ export interface BundledSymbol {
 }
 
 /**
- * The symbol catalogue. BTC-USDT weekly and monthly come from the long Yahoo BTC-USD daily
- * history (2014-09 .. 2022-03): the Binance hourly file covers only ~7 months (6 whole months,
- * 28 whole weeks), too short for a monthly chart, and flow 1's weekly report builds on its monthly
- * report, so both must describe the same period. USD and USDT are treated as equivalent for
- * charting; the artifact's `source` says honestly which dataset and market symbol were used.
+ * The symbol catalogue: one market per symbol (Binance spot), so every timeframe of a run
+ * describes the same market. 1h and 4h come from the hourly files (2026-02-24 .. 2026-09-20); 1d,
+ * 1w and 1M from the daily files (2017-08-17 .. 2026-09-19), which end on the last complete day
+ * of the hourly files: with the default asOf (resolveAsOf) every timeframe of both symbols ends at
+ * 2026-09-20T00:00:00Z. 1d is native in the daily files (exactly the hourly aggregates, see
+ * data/SOURCES.md) and reaches back to 2017.
  */
 export const BUNDLED_SYMBOLS: readonly BundledSymbol[] = [
-  {
-    symbol: 'BTC-USD',
-    aliases: ['BTCUSD', 'BTC/USD'],
-    datasets: { '1d': 'yahoo/BTC-USD_1d', '1w': 'yahoo/BTC-USD_1d', '1M': 'yahoo/BTC-USD_1d' },
-  },
   {
     symbol: 'BTC-USDT',
     aliases: ['BTCUSDT', 'BTC/USDT'],
     datasets: {
       '1h': 'binance/BTCUSDT_1h',
       '4h': 'binance/BTCUSDT_1h',
-      '1d': 'binance/BTCUSDT_1h',
-      '1w': 'yahoo/BTC-USD_1d',
-      '1M': 'yahoo/BTC-USD_1d',
+      '1d': 'binance/BTCUSDT_1d',
+      '1w': 'binance/BTCUSDT_1d',
+      '1M': 'binance/BTCUSDT_1d',
     },
   },
   {
@@ -80,9 +83,9 @@ export const BUNDLED_SYMBOLS: readonly BundledSymbol[] = [
     datasets: {
       '1h': 'binance/ETHUSDT_1h',
       '4h': 'binance/ETHUSDT_1h',
-      '1d': 'binance/ETHUSDT_1h',
-      '1w': 'binance/ETHUSDT_1h',
-      '1M': 'binance/ETHUSDT_1h',
+      '1d': 'binance/ETHUSDT_1d',
+      '1w': 'binance/ETHUSDT_1d',
+      '1M': 'binance/ETHUSDT_1d',
     },
   },
 ];

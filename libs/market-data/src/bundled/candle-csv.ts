@@ -20,9 +20,10 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 
 /**
- * Parses the two bundled CSV layouts by header name (case-insensitive):
- * - Binance: `datetime,open,high,low,close,volume`, datetime `YYYY-MM-DD HH:MM:SS` in UTC;
- * - Yahoo: `Date,Open,High,Low,Close,Adj Close,Volume`, date `YYYY-MM-DD` (a UTC day).
+ * Parses candle CSV files by header name (case-insensitive):
+ * - Binance (every bundled file): `datetime,open,high,low,close,volume`, datetime
+ *   `YYYY-MM-DD HH:MM:SS` in UTC;
+ * - Yahoo-style exports: `Date,Open,High,Low,Close,Adj Close,Volume`, date `YYYY-MM-DD` (a UTC day).
  * Other columns (Adj Close) are ignored. Strict: any malformed row throws CandleCsvError.
  */
 export function parseCandleCsv(text: string, file: string): Candle[] {

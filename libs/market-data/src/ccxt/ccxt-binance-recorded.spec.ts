@@ -50,7 +50,13 @@ function binanceStub(override: Responder = () => undefined): Stub {
       if (url.pathname === '/api/v3/exchangeInfo') return Promise.resolve(json(EXCHANGE_INFO));
       if (url.pathname === '/api/v3/klines' && url.searchParams.get('symbol') === 'BTCUSDT') {
         const limit = Number(url.searchParams.get('limit') ?? '500');
-        return Promise.resolve(json(KLINES.slice(-limit)));
+        const startTime = url.searchParams.get('startTime');
+        // like Binance: the first `limit` klines from startTime, else the newest `limit`
+        const klines =
+          startTime === null
+            ? KLINES.slice(-limit)
+            : KLINES.filter((k) => Number(k[0]) >= Number(startTime)).slice(0, limit);
+        return Promise.resolve(json(klines));
       }
       return Promise.reject(new Error(`unexpected request ${url.pathname}${url.search}`));
     },
@@ -101,6 +107,30 @@ describe('CcxtCandleSource over a real ccxt.binance with recorded HTTP responses
     });
     expect(await source.listSymbols()).toEqual(['BTC/USDT', 'ETH/USDT']);
     expect(await source.availableTimeframes('ETHUSDT')).toEqual(['1h', '4h', '1d', '1w', '1M']);
+    expect(globalThis.fetch).not.toHaveBeenCalled();
+  });
+
+  it('with asOf: asks closed klines from startTime and never reads the forming one', async () => {
+    const stub = binanceStub();
+    const source = await sourceWith(stub);
+    const asOf = Date.parse('2026-09-20T10:00:00Z');
+    expect(await source.coverage('BTC-USDT', '1h')).toMatchObject({ to: asOf, from: null });
+    const series = await source.fetchCandles({
+      symbol: 'BTC-USDT',
+      timeframe: '1h',
+      limit: 3,
+      asOf,
+      incompleteBucketPolicy: 'marked',
+    });
+    expect(stub.requests).toEqual([
+      'GET /api/v3/exchangeInfo',
+      `GET /api/v3/klines?interval=1h&limit=3&symbol=BTCUSDT&startTime=${Date.parse('2026-09-20T07:00:00Z')}`,
+    ]);
+    expect(series.candles.map((c) => [formatTimestamp(c.openTime), c.complete])).toEqual([
+      ['2026-09-20T07:00:00Z', undefined],
+      ['2026-09-20T08:00:00Z', undefined],
+      ['2026-09-20T09:00:00Z', undefined],
+    ]);
     expect(globalThis.fetch).not.toHaveBeenCalled();
   });
 
