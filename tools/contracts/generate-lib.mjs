@@ -319,6 +319,12 @@ function generateCatalogue(schemas) {
     `export const FLOW_KEY_PATTERN = new RegExp(${JSON.stringify(common.FlowKey.pattern)});`,
   );
   lines.push(`export const SYMBOL_PATTERN = new RegExp(${JSON.stringify(common.Symbol.pattern)});`);
+  lines.push(
+    `export const TIMESTAMP_PATTERN = new RegExp(${JSON.stringify(common.Timestamp.pattern)});`,
+  );
+  lines.push(
+    `export const ACCOUNT_ID_PATTERN = new RegExp(${JSON.stringify(common.AccountId.pattern)});`,
+  );
   const llmReport = byName.llm_report_file.$defs;
   constArray('LLM_PROVIDERS', llmReport.LlmReportMetadata.properties.provider.enum);
   constArray('LLM_SCHEMA_KINDS', byName.llm_schema.$defs.LlmSchemaKind.enum);

@@ -39,8 +39,8 @@ describe('generated contract code', () => {
         ['OHLCV_EXPORT', 'ohlcv_export_inputs'],
         ['CHART_EXPORT', 'chart_export_inputs'],
         ['LLM_REPORT', 'llm_report_inputs'],
-        ['ACCOUNT_EXPORT', 'account_export_inputs'],
         ['LLM_RECOMMENDATION', 'llm_recommendation_inputs'],
+        ['ACCOUNT_EXPORT', 'account_export_inputs'],
       ]);
     });
 

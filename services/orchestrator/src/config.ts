@@ -1,4 +1,5 @@
 import { backendEnv } from '@tda/backends';
+import { marketDataEnv } from '@tda/market-data';
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
 import { z } from 'zod';
 
@@ -17,6 +18,8 @@ const runLimit = (fallback: number) => z.coerce.number().int().min(1).max(10_000
 export const orchestratorConfigSchema = z
   .object({
     ...backendEnv,
+    // The same source the OHLCV worker reads: the run's asOf is checked against it at trigger.
+    ...marketDataEnv,
     PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
     /**
      * Bearer token of the admin API (every endpoint except /healthz and the API description).

@@ -1,5 +1,5 @@
-import type { LlmProfile, RunScope, Timeframe } from '@tda/contracts';
-import { InvalidRequestError } from '../errors';
+import { ACCOUNT_ID_PATTERN, type LlmProfile, type RunScope, type Timeframe } from '@tda/contracts';
+import { FlowRunInvalidError, InvalidRequestError } from '../errors';
 import { buildStepId, modelVariant } from '../ids';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
 import {
@@ -18,8 +18,6 @@ export const DEFAULT_RECOMMENDATION_TIMEFRAMES: readonly Timeframe[] = ['1w', '1
 export const RECOMMENDATION_REPORT_PROMPT_ID = 'prompt_multi_tf_v1';
 export const RECOMMENDATION_PROMPT_ID = 'prompt_reco_v1';
 export const LLM_RECOMMENDATION_OUTPUT_SCHEMA_ID = 'llm_recommendation_output_v1';
-/** contracts/common.schema.json AccountId. */
-const ACCOUNT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 function readAccountId(scope: RunScope): string {
   const raw: unknown = scope['accountId'];
@@ -78,6 +76,12 @@ export const recommendationWithAccountFlow: FlowDefinition = {
       reportStepIds.push(steps.reportStepId);
       shortestOhlcv = steps.ohlcvStepId;
     }
+    const [firstReport, ...laterReports] = reportStepIds;
+    if (firstReport === undefined) {
+      throw new FlowRunInvalidError('a recommendation needs at least one report', {
+        flowKey: RECOMMENDATION_FLOW_KEY,
+      });
+    }
     const accountStepId = buildStepId({ stepType: 'ACCOUNT_EXPORT' });
     specs[accountStepId] = {
       stepType: 'ACCOUNT_EXPORT',
@@ -93,7 +97,7 @@ export const recommendationWithAccountFlow: FlowDefinition = {
       dependsOn: [shortestOhlcv, ...reportStepIds, accountStepId],
       inputs: {
         ohlcvStepId: shortestOhlcv,
-        reportStepIds: [...reportStepIds],
+        reportStepIds: [firstReport, ...laterReports],
         accountStepId,
         llm: {
           promptId: RECOMMENDATION_PROMPT_ID,

@@ -26,6 +26,7 @@ import { IdempotencyKeys } from './idempotency-keys.service';
 import { KeyedMutex } from './keyed-mutex';
 import { RunAdmission } from './run-admission.service';
 import { logRunCreated } from './run-created.log';
+import { RunPreflight, TRIGGER_RESOLVED_SCOPE_FIELDS } from './run-preflight.service';
 
 export const DEFAULT_TRIGGER = { type: 'USER', source: 'orchestrator-api' } as const;
 
@@ -45,6 +46,19 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
+ * The stored scope as the repeated request would state it: a field the trigger resolved (asOf
+ * "the newest candle", the latest reports) counts only when the request itself named it, so a
+ * retry minutes later is the same request even though "newest" has moved on.
+ */
+function comparableScope(existing: FlowRun, request: FlowRun): FlowRun['scope'] {
+  const scope: Record<string, unknown> = { ...existing.scope };
+  for (const field of TRIGGER_RESOLVED_SCOPE_FIELDS) {
+    if (!Object.hasOwn(request.scope, field)) delete scope[field];
+  }
+  return scope as FlowRun['scope'];
+}
+
+/**
  * POST /runs: quota check + create + admission, idempotent per owner and key. Runs start only
  * through RunAdmission (README "Queued runs and quotas").
  */
@@ -57,6 +71,7 @@ export class RunTrigger {
     private readonly writer: RunWriter,
     private readonly admission: RunAdmission,
     private readonly idempotencyKeys: IdempotencyKeys,
+    private readonly preflight: RunPreflight,
     @Inject(FLOW_CATALOGUE) private readonly catalogue: Pick<FlowCatalogue, 'createRun'>,
     @Inject(ORCHESTRATOR_CONFIG)
     private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_RUN_DEADLINE_SECONDS'>,
@@ -85,7 +100,7 @@ export class RunTrigger {
     const request = checked.value;
     const key = request.idempotencyKey;
     if (key === undefined) {
-      const run = this.buildRun(request, ownerId);
+      const run = await this.buildRun(request, ownerId);
       await this.admission.createWithinQuota(ownerId, () => this.create(run));
       return { run: await this.admission.admitCreated(run, 'trigger'), created: true };
     }
@@ -96,7 +111,11 @@ export class RunTrigger {
 
   // ---------------------------------------------------------------------------------------------
 
-  private buildRun(request: TriggerRequest, ownerId: string): FlowRun {
+  /**
+   * The run as the catalogue builds it from the request alone (pure; a bad request throws
+   * InvalidRequestError here, before any I/O). Its scope lacks what the trigger resolves.
+   */
+  private draftRun(request: TriggerRequest, ownerId: string, now = this.clock()): FlowRun {
     const defaultDeadline = this.config.TDA_DEFAULT_RUN_DEADLINE_SECONDS;
     const deadlineSeconds =
       request.deadlineSeconds ?? (defaultDeadline > 0 ? defaultDeadline : undefined);
@@ -107,9 +126,17 @@ export class RunTrigger {
       trigger: request.trigger ?? { ...DEFAULT_TRIGGER },
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(deadlineSeconds === undefined ? {} : { deadlineSeconds }),
-      now: this.clock(),
+      now,
       random: this.random,
     });
+  }
+
+  /** The run to create: the draft rebuilt with the scope the preflight resolved (asOf, refs). */
+  private async buildRun(request: TriggerRequest, ownerId: string): Promise<FlowRun> {
+    const now = this.clock();
+    const draft = this.draftRun(request, ownerId, now);
+    const scope = await this.preflight.resolveScope(draft, ownerId);
+    return this.draftRun({ ...request, scope }, ownerId, now);
   }
 
   private async triggerIdempotent(
@@ -118,7 +145,7 @@ export class RunTrigger {
     key: string,
   ): Promise<TriggerResult> {
     // Built first: a bad request is a 400 whether or not the key was used before.
-    const probe = this.buildRun(request, ownerId);
+    const probe = this.draftRun(request, ownerId);
     const existing = await this.idempotencyKeys.firstRunWithKey(ownerId, key);
     if (existing !== undefined) {
       this.assertSameRequest(existing, probe);
@@ -126,13 +153,13 @@ export class RunTrigger {
     }
     // Rebuilt so that createdAt (which orders racing duplicates) is as close to the write as
     // possible, not one lookup earlier.
-    const candidate = this.buildRun(request, ownerId);
+    const candidate = await this.buildRun(request, ownerId);
     await this.admission.createWithinQuota(ownerId, () => this.create(candidate));
     const first = await this.idempotencyKeys.firstRunWithKey(ownerId, key);
     if (first !== undefined && first.runId !== candidate.runId) {
       // Another instance created a run for this key between our lookup and our create.
       await this.idempotencyKeys.discardDuplicate(candidate.runId, first.runId);
-      this.assertSameRequest(first, candidate);
+      this.assertSameRequest(first, probe);
       return { run: await this.replay(first), created: false };
     }
     return { run: await this.admission.admitCreated(candidate, 'trigger'), created: true };
@@ -183,7 +210,9 @@ export class RunTrigger {
         { runId: existing.runId, idempotencyKey: candidate.idempotencyKey, field, ...more },
       );
     if (existing.flowKey !== candidate.flowKey) throw conflict('flowKey');
-    if (canonicalJson(existing.scope) !== canonicalJson(candidate.scope)) throw conflict('scope');
+    if (canonicalJson(comparableScope(existing, candidate)) !== canonicalJson(candidate.scope)) {
+      throw conflict('scope');
+    }
     const seconds = (run: FlowRun): number | null => {
       const window = runDeadlineWindowMs(run);
       return window === undefined ? null : window / 1000;
