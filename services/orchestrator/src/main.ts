@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createBackends } from '@tda/backends';
+import { createConfiguredCandleSource } from '@tda/market-data';
 import { createLogger, logEvent } from '@tda/observability';
 import { runServiceMain } from '@tda/service-runtime';
 import { loadOrchestratorConfig, ORCHESTRATOR_SERVICE } from './config';
@@ -25,8 +26,10 @@ void runServiceMain({
         store: backends.store,
         broker: backends.broker,
         artifacts: backends.artifacts,
+        reportIndex: backends.reportIndex,
         logger,
         config,
+        marketData: await createConfiguredCandleSource(config),
       });
       await app.startAllMicroservices();
       await app.listen(config.PORT);

@@ -62,6 +62,10 @@ export const STEP_ID_PATTERN = new RegExp('^[A-Za-z0-9][A-Za-z0-9_:\\-]*$');
 export const STEP_ID_MAX_LENGTH = 200;
 export const FLOW_KEY_PATTERN = new RegExp('^[a-z][a-z0-9_]*_v[0-9]+$');
 export const SYMBOL_PATTERN = new RegExp('^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$');
+export const TIMESTAMP_PATTERN = new RegExp(
+  '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$',
+);
+export const ACCOUNT_ID_PATTERN = new RegExp('^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$');
 export const LLM_PROVIDERS = ['gemini', 'vertex', 'offline'] as const;
 export const LLM_SCHEMA_KINDS = ['LLM_REPORT_OUTPUT', 'LLM_RECOMMENDATION_OUTPUT'] as const;
 /** llm_report_output_v<N>: the schemaId convention of LLM report output formats (seed 002). */

@@ -8,6 +8,7 @@ export type AccountId = string;
  * Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.
  */
 export type TradingSymbol = string;
+export type Timestamp = string;
 /**
  * Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.
  */
@@ -16,7 +17,6 @@ export type RunId = string;
  * stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.
  */
 export type StepId = string;
-export type Timestamp = string;
 /**
  * Candle timeframe code (seed 001): capital M is a calendar month.
  */
@@ -95,7 +95,81 @@ export type LlmReportSchemaId = string;
  * Which model-owned output the schema describes.
  */
 export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
+/**
+ * A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).
+ */
+export type SymbolKey = string;
+/**
+ * Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.
+ */
+export type LlmRecommendationSchemaId = string;
 
+/**
+ * The accounts/{accountId} document: an account a recommendation is sized against, owned by one owner (another owner's account is a 404). A paper account holds its cash and positions here; an account with `exchange` is the live exchange account configured for the ACCOUNT_EXPORT worker (TDA_ACCOUNT_CCXT_*): its cash and positions come from the exchange, and only its name, currency and risk limits are stored. A paper account has no history: its stored state is taken as the state at a run's asOf, except positions opened after asOf (openedAt > asOf), which are left out. Written by the orchestrator API (create-only create, conditional updates on the stored version); unknown extra fields are tolerated on read.
+ */
+export interface Account {
+  /**
+   * Version of this document format (1).
+   */
+  schemaVersion: number;
+  accountId: AccountId;
+  /**
+   * Who may see, change and use the account (the API's request owner).
+   */
+  ownerId: string;
+  /**
+   * Display name.
+   */
+  name: string;
+  /**
+   * Currency of cash, entries and every amount (e.g. USDT); positions are in symbols quoted in it.
+   */
+  quoteCurrency: string;
+  /**
+   * ccxt exchange id of the live account this document stands for (it must be the worker's TDA_ACCOUNT_CCXT_EXCHANGE). Absent: a paper account.
+   */
+  exchange?: string;
+  /**
+   * Free cash in quoteCurrency (0 for an exchange account). Short positions' sale proceeds are part of it.
+   */
+  cash: number;
+  /**
+   * Open positions, one per symbol (none for an exchange account).
+   *
+   * @maxItems 200
+   */
+  positions: PaperPosition[];
+  riskLimits: RiskLimits;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  [k: string]: unknown;
+}
+export interface PaperPosition {
+  symbol: TradingSymbol;
+  side: 'long' | 'short';
+  /**
+   * Position size in the base asset (> 0).
+   */
+  size: number;
+  /**
+   * Average entry price in the quote currency.
+   */
+  averageEntry: number;
+  openedAt?: Timestamp;
+}
+/**
+ * The account's limits a recommendation must respect (checked in code after the model answered).
+ */
+export interface RiskLimits {
+  /**
+   * Largest position (or position change) a recommendation may size, as a fraction of equity.
+   */
+  maxPositionFraction: number;
+  /**
+   * Largest loss to the stop a trade may risk, as a fraction of equity.
+   */
+  maxRiskPerTradeFraction?: number;
+}
 /**
  * steps.<stepId>.inputs of an ACCOUNT_EXPORT step: which account to snapshot at the run's scope.asOf. Written by the flow catalogue from scope.accountId (checked at trigger: an unknown or foreign account is a 404). Extra fields are tolerated (seed 002 validation policy).
  */
@@ -115,7 +189,7 @@ export interface AccountSnapshot {
   runId: RunId;
   stepId: StepId;
   accountId: AccountId;
-  source: AccountSource;
+  source: AccountSnapshotSource;
   asOf: Timestamp;
   /**
    * Currency of every amount (e.g. USDT).
@@ -142,7 +216,7 @@ export interface AccountSnapshot {
 /**
  * Where the state came from: a TDA paper account (accounts/{accountId}) or a live exchange account through ccxt.
  */
-export interface AccountSource {
+export interface AccountSnapshotSource {
   provider: 'paper' | 'ccxt';
   /**
    * ccxt exchange id (provider ccxt).
@@ -181,19 +255,6 @@ export interface AccountPosition {
    * marketValue / equity (0 when equity <= 0).
    */
   fractionOfEquity?: number;
-}
-/**
- * The account's limits a recommendation must respect (checked in code after the model answered).
- */
-export interface RiskLimits {
-  /**
-   * Largest position (or position change) a recommendation may size, as a fraction of equity.
-   */
-  maxPositionFraction: number;
-  /**
-   * Largest loss to the stop a trade may risk, as a fraction of equity.
-   */
-  maxRiskPerTradeFraction?: number;
 }
 export interface MarkPrice {
   symbol: TradingSymbol;
@@ -634,7 +695,7 @@ export interface RecommendationCitation {
   claim: string;
 }
 /**
- * The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once at gs://<bucket>/runs/<runId>/<stepId>.json. Never contains prompt text or raw, unvalidated model output.
+ * The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.
  */
 export interface LlmRecommendationFile {
   metadata: LlmRecommendationMetadata;
@@ -653,6 +714,8 @@ export interface LlmRecommendationMetadata {
    * The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.
    */
   lastClose: number;
+  riskLimits?: AppliedRiskLimits;
+  recommendationId?: RecommendationId;
   promptId: PromptId;
   schemaId: string;
   modelName: string;
@@ -663,6 +726,14 @@ export interface LlmRecommendationMetadata {
   inputs: LlmRecommendationContext;
   llm: LlmExecutionMetadata;
   generatedAt?: Timestamp;
+}
+/**
+ * The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).
+ */
+export interface AppliedRiskLimits {
+  source: 'account' | 'default';
+  maxPositionFraction: number;
+  maxRiskPerTradeFraction?: number;
 }
 export interface LlmRecommendationContext {
   ohlcvGcsUri: GcsUri;
@@ -951,6 +1022,89 @@ export interface OhlcvExportInputs {
    * Number of candles (bars) ending at the run's as-of time; default per timeframe.
    */
   lookback?: number;
+  [k: string]: unknown;
+}
+/**
+ * The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.
+ */
+export interface RecommendationIndexEntry {
+  /**
+   * Version of this document format (1).
+   */
+  schemaVersion: number;
+  recoId: RecommendationId;
+  /**
+   * The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).
+   */
+  ownerId: string;
+  runId: RunId;
+  stepId: StepId;
+  flowKey: FlowKey;
+  symbol: TradingSymbol;
+  symbolKey: SymbolKey;
+  asOf: Timestamp;
+  accountId?: AccountId;
+  action: 'BUY' | 'SELL' | 'HOLD' | 'REDUCE';
+  /**
+   * Conviction 0..1 (output.signal_strength; seed 001 name).
+   */
+  signal_strength: number;
+  /**
+   * output.headline as plain text (control characters dropped).
+   */
+  headline: string;
+  provider: 'gemini' | 'vertex' | 'offline';
+  modelName: string;
+  /**
+   * The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.
+   *
+   * @maxItems 50
+   */
+  reportIds: ReportId[];
+  createdAt: Timestamp;
+  gcs_uri: GcsUri;
+  [k: string]: unknown;
+}
+/**
+ * The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.
+ */
+export interface ReportIndexEntry {
+  /**
+   * Version of this document format (1).
+   */
+  schemaVersion: number;
+  reportId: ReportId;
+  /**
+   * The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).
+   */
+  ownerId: string;
+  runId: RunId;
+  stepId: StepId;
+  flowKey: FlowKey;
+  symbol: TradingSymbol;
+  symbolKey: SymbolKey;
+  timeframe?: Timeframe;
+  asOf: Timestamp;
+  /**
+   * Who produced the report (the artifact's metadata.provider).
+   */
+  provider: 'gemini' | 'vertex' | 'offline';
+  modelName: string;
+  promptId: string;
+  /**
+   * The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).
+   */
+  headline: string;
+  /**
+   * output.details.trend.direction when the report states one of these values; absent otherwise.
+   */
+  bias?: 'bullish' | 'bearish' | 'sideways';
+  /**
+   * 0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.
+   */
+  confidence?: number;
+  createdAt: Timestamp;
+  gcs_uri: GcsUri;
   [k: string]: unknown;
 }
 /**

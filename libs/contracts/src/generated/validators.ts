@@ -19,18 +19,742 @@ function __tdaEqual(a, b) {
   }
   return a !== a && b !== b;
 }
-export const validateAccountExportInputs = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account_export_inputs.schema.json","title":"AccountExportInputs","description":"steps.<stepId>.inputs of an ACCOUNT_EXPORT step: which account to snapshot at the run's scope.asOf. Written by the flow catalogue from scope.accountId (checked at trigger: an unknown or foreign account is a 404). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["accountId"],"properties":{"accountId":{"description":"The account to snapshot: a paper account (accounts/{accountId}) or the configured exchange account.","$ref":"common.schema.json#/$defs/AccountId"},"symbol":{"description":"The run's symbol: the snapshot always prices it (markPrice at asOf) even without a position in it.","$ref":"common.schema.json#/$defs/Symbol"}}};
+export const validateAccount = validate20;
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account.schema.json","title":"Account","description":"The accounts/{accountId} document: an account a recommendation is sized against, owned by one owner (another owner's account is a 404). A paper account holds its cash and positions here; an account with `exchange` is the live exchange account configured for the ACCOUNT_EXPORT worker (TDA_ACCOUNT_CCXT_*): its cash and positions come from the exchange, and only its name, currency and risk limits are stored. A paper account has no history: its stored state is taken as the state at a run's asOf, except positions opened after asOf (openedAt > asOf), which are left out. Written by the orchestrator API (create-only create, conditional updates on the stored version); unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","accountId","ownerId","name","quoteCurrency","cash","positions","riskLimits","createdAt","updatedAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"accountId":{"description":"= the document id; unique across owners.","$ref":"common.schema.json#/$defs/AccountId"},"ownerId":{"description":"Who may see, change and use the account (the API's request owner).","type":"string","minLength":1,"maxLength":200},"name":{"description":"Display name.","type":"string","minLength":1,"maxLength":100},"quoteCurrency":{"description":"Currency of cash, entries and every amount (e.g. USDT); positions are in symbols quoted in it.","type":"string","pattern":"^[A-Z0-9]{2,10}$"},"exchange":{"description":"ccxt exchange id of the live account this document stands for (it must be the worker's TDA_ACCOUNT_CCXT_EXCHANGE). Absent: a paper account.","type":"string","pattern":"^[a-z0-9]{2,30}$"},"cash":{"description":"Free cash in quoteCurrency (0 for an exchange account). Short positions' sale proceeds are part of it.","type":"number","minimum":0},"positions":{"description":"Open positions, one per symbol (none for an exchange account).","type":"array","maxItems":200,"items":{"$ref":"#/$defs/PaperPosition"}},"riskLimits":{"$ref":"account_snapshot.schema.json#/$defs/RiskLimits"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"description":"Last change (stamped by the store); reported as the snapshot's source.updatedAt.","$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PaperPosition":{"title":"PaperPosition","type":"object","required":["symbol","side","size","averageEntry"],"properties":{"symbol":{"description":"BASE-QUOTE symbol, quoted in the account's quoteCurrency (e.g. BTC-USDT).","$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"openedAt":{"description":"When the position was opened: a run whose asOf is before it does not see it.","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
 const schema33 = {"title":"AccountId","description":"An account id (accounts/{accountId} for paper accounts, or a configured exchange account): letters, digits, '_' and '-', storage-safe.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"};
-const schema34 = {"title":"TradingSymbol","description":"Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.","type":"string","pattern":"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"};
+const schema45 = {"title":"RiskLimits","description":"The account's limits a recommendation must respect (checked in code after the model answered).","type":"object","required":["maxPositionFraction"],"properties":{"maxPositionFraction":{"description":"Largest position (or position change) a recommendation may size, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"description":"Largest loss to the stop a trade may risk, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+const schema36 = {"title":"Timestamp","type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"};
 const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", "u");
-const pattern5 = new RegExp("^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$", "u");
+const pattern5 = new RegExp("^[A-Z0-9]{2,10}$", "u");
+const pattern6 = new RegExp("^[a-z0-9]{2,30}$", "u");
+const pattern8 = new RegExp("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$", "u");
+const schema34 = {"title":"PaperPosition","type":"object","required":["symbol","side","size","averageEntry"],"properties":{"symbol":{"description":"BASE-QUOTE symbol, quoted in the account's quoteCurrency (e.g. BTC-USDT).","$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"openedAt":{"description":"When the position was opened: a run whose asOf is before it does not see it.","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema35 = {"title":"TradingSymbol","description":"Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.","type":"string","pattern":"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"};
+const pattern7 = new RegExp("^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$", "u");
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.side === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "side"},message:"must have required property '"+"side"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.size === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "size"},message:"must have required property '"+"size"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.averageEntry === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "averageEntry"},message:"must have required property '"+"averageEntry"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "symbol") || (key0 === "side")) || (key0 === "size")) || (key0 === "averageEntry")) || (key0 === "openedAt"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err5 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.side !== undefined){
+let data1 = data.side;
+if(typeof data1 !== "string"){
+const err7 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!((data1 === "long") || (data1 === "short"))){
+const err8 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/enum",keyword:"enum",params:{allowedValues: schema34.properties.side.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.size !== undefined){
+let data2 = data.size;
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 <= 0 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.averageEntry !== undefined){
+let data3 = data.averageEntry;
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 <= 0 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/averageEntry",schemaPath:"#/properties/averageEntry/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/averageEntry",schemaPath:"#/properties/averageEntry/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.openedAt !== undefined){
+let data4 = data.openedAt;
+if(typeof data4 === "string"){
+if(!pattern8.test(data4)){
+const err13 = {instancePath:instancePath+"/openedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/openedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://schemas.tda.dev/account_export_inputs.schema.json" */;
+/*# sourceURL="https://schemas.tda.dev/account.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.accountId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "accountId"},message:"must have required property '"+"accountId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.name === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.quoteCurrency === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quoteCurrency"},message:"must have required property '"+"quoteCurrency"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.cash === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cash"},message:"must have required property '"+"cash"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.positions === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "positions"},message:"must have required property '"+"positions"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.riskLimits === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "riskLimits"},message:"must have required property '"+"riskLimits"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.updatedAt === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err10 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err11 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+if(data.accountId !== undefined){
+let data1 = data.accountId;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err12 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err14 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data2.length < 1){
+const err15 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data3 = data.name;
+if(typeof data3 === "string"){
+if(data3.length > 100){
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data3.length < 1){
+const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.quoteCurrency !== undefined){
+let data4 = data.quoteCurrency;
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+const err20 = {instancePath:instancePath+"/quoteCurrency",schemaPath:"#/properties/quoteCurrency/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,10}$"},message:"must match pattern \""+"^[A-Z0-9]{2,10}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/quoteCurrency",schemaPath:"#/properties/quoteCurrency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.exchange !== undefined){
+let data5 = data.exchange;
+if(typeof data5 === "string"){
+if(!pattern6.test(data5)){
+const err22 = {instancePath:instancePath+"/exchange",schemaPath:"#/properties/exchange/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]{2,30}$"},message:"must match pattern \""+"^[a-z0-9]{2,30}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/exchange",schemaPath:"#/properties/exchange/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.cash !== undefined){
+let data6 = data.cash;
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err24 = {instancePath:instancePath+"/cash",schemaPath:"#/properties/cash/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/cash",schemaPath:"#/properties/cash/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.positions !== undefined){
+let data7 = data.positions;
+if(Array.isArray(data7)){
+if(data7.length > 200){
+const err26 = {instancePath:instancePath+"/positions",schemaPath:"#/properties/positions/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+const len0 = data7.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate22(data7[i0], {instancePath:instancePath+"/positions/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/positions",schemaPath:"#/properties/positions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.riskLimits !== undefined){
+let data9 = data.riskLimits;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.maxPositionFraction === undefined){
+const err28 = {instancePath:instancePath+"/riskLimits",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/required",keyword:"required",params:{missingProperty: "maxPositionFraction"},message:"must have required property '"+"maxPositionFraction"+"'"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+for(const key0 in data9){
+if(!((key0 === "maxPositionFraction") || (key0 === "maxRiskPerTradeFraction"))){
+const err29 = {instancePath:instancePath+"/riskLimits",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data9.maxPositionFraction !== undefined){
+let data10 = data9.maxPositionFraction;
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 1 || isNaN(data10)){
+const err30 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/properties/maxPositionFraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data10 <= 0 || isNaN(data10)){
+const err31 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/properties/maxPositionFraction/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/properties/maxPositionFraction/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data9.maxRiskPerTradeFraction !== undefined){
+let data11 = data9.maxRiskPerTradeFraction;
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 1 || isNaN(data11)){
+const err33 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/properties/maxRiskPerTradeFraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data11 <= 0 || isNaN(data11)){
+const err34 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/properties/maxRiskPerTradeFraction/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/properties/maxRiskPerTradeFraction/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/riskLimits",schemaPath:"account_snapshot.schema.json#/$defs/RiskLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data12 = data.createdAt;
+if(typeof data12 === "string"){
+if(!pattern8.test(data12)){
+const err37 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.updatedAt !== undefined){
+let data13 = data.updatedAt;
+if(typeof data13 === "string"){
+if(!pattern8.test(data13)){
+const err39 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":{"schemaVersion":true,"accountId":true,"ownerId":true,"name":true,"quoteCurrency":true,"exchange":true,"cash":true,"positions":true,"riskLimits":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAccountExportInputs = validate29;
+const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account_export_inputs.schema.json","title":"AccountExportInputs","description":"steps.<stepId>.inputs of an ACCOUNT_EXPORT step: which account to snapshot at the run's scope.asOf. Written by the flow catalogue from scope.accountId (checked at trigger: an unknown or foreign account is a 404). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["accountId"],"properties":{"accountId":{"description":"The account to snapshot: a paper account (accounts/{accountId}) or the configured exchange account.","$ref":"common.schema.json#/$defs/AccountId"},"symbol":{"description":"The run's symbol: the snapshot always prices it (markPrice at asOf) even without a position in it.","$ref":"common.schema.json#/$defs/Symbol"}}};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/account_export_inputs.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -76,7 +800,7 @@ errors++;
 if(data.symbol !== undefined){
 let data1 = data.symbol;
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern7.test(data1)){
 const err3 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -109,29 +833,25 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"accountId":true,"symbol":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"accountId":true,"symbol":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAccountSnapshot = validate22;
-const schema35 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account_snapshot.schema.json","title":"AccountSnapshot","description":"The ACCOUNT_EXPORT artifact: an account's state at the run's asOf, written once (create-only) at gs://<bucket>/runs/<runId>/<stepId>.json and read by LLM_RECOMMENDATION. Deterministic for the same account state and prices (no wall-clock time). Holds balances, so it is never logged; ids and counts only go to logs and outputs.execution.","type":"object","required":["schemaVersion","runId","stepId","accountId","source","asOf","quoteCurrency","equity","freeCash","positions","riskLimits"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"source":{"title":"AccountSource","description":"Where the state came from: a TDA paper account (accounts/{accountId}) or a live exchange account through ccxt.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["paper","ccxt"]},"exchange":{"description":"ccxt exchange id (provider ccxt).","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"updatedAt":{"description":"When the paper account was last changed (provider paper).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"asOf":{"description":"The run's scope.asOf: positions are valued at the last close at or before it, and no account state after it is used.","$ref":"common.schema.json#/$defs/Timestamp"},"quoteCurrency":{"description":"Currency of every amount (e.g. USDT).","type":"string","pattern":"^[A-Z0-9]{2,10}$"},"equity":{"description":"freeCash + the market value of long positions - the market value of short positions + their unrealized P&L as margin accounts count it; the base of every size fraction.","type":"number"},"freeCash":{"description":"Quote currency available for new positions.","type":"number","minimum":0},"positions":{"type":"array","maxItems":200,"items":{"$ref":"#/$defs/AccountPosition"}},"riskLimits":{"$ref":"#/$defs/RiskLimits"},"prices":{"description":"The mark prices used, per symbol: the last close at or before asOf and the candle it came from.","type":"array","items":{"$ref":"#/$defs/MarkPrice"}}},"additionalProperties":false,"$defs":{"AccountPosition":{"title":"AccountPosition","type":"object","required":["symbol","side","size","averageEntry","markPrice","marketValue","unrealizedPnl"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"markPrice":{"description":"Last close at or before asOf.","type":"number","exclusiveMinimum":0},"marketValue":{"description":"size * markPrice.","type":"number","minimum":0},"unrealizedPnl":{"description":"(markPrice - averageEntry) * size for long, the opposite for short.","type":"number"},"unrealizedPnlPct":{"description":"unrealizedPnl / (averageEntry * size) * 100.","type":"number"},"fractionOfEquity":{"description":"marketValue / equity (0 when equity <= 0).","type":"number","minimum":0}},"additionalProperties":false},"RiskLimits":{"title":"RiskLimits","description":"The account's limits a recommendation must respect (checked in code after the model answered).","type":"object","required":["maxPositionFraction"],"properties":{"maxPositionFraction":{"description":"Largest position (or position change) a recommendation may size, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"description":"Largest loss to the stop a trade may risk, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"MarkPrice":{"title":"MarkPrice","type":"object","required":["symbol","price","candleOpenTime","timeframe"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"price":{"type":"number","exclusiveMinimum":0},"candleOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"}},"additionalProperties":false}}};
-const schema36 = {"title":"RunId","description":"Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.","type":"string","pattern":"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$","maxLength":120};
-const schema37 = {"title":"StepId","description":"stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$","maxLength":200};
-const schema39 = {"title":"Timestamp","type":"string","pattern":"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"};
-const schema43 = {"title":"RiskLimits","description":"The account's limits a recommendation must respect (checked in code after the model answered).","type":"object","required":["maxPositionFraction"],"properties":{"maxPositionFraction":{"description":"Largest position (or position change) a recommendation may size, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"description":"Largest loss to the stop a trade may risk, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+export const validateAccountSnapshot = validate24;
+const schema37 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/account_snapshot.schema.json","title":"AccountSnapshot","description":"The ACCOUNT_EXPORT artifact: an account's state at the run's asOf, written once (create-only) at gs://<bucket>/runs/<runId>/<stepId>.json and read by LLM_RECOMMENDATION. Deterministic for the same account state and prices (no wall-clock time). Holds balances, so it is never logged; ids and counts only go to logs and outputs.execution.","type":"object","required":["schemaVersion","runId","stepId","accountId","source","asOf","quoteCurrency","equity","freeCash","positions","riskLimits"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"source":{"title":"AccountSnapshotSource","description":"Where the state came from: a TDA paper account (accounts/{accountId}) or a live exchange account through ccxt.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["paper","ccxt"]},"exchange":{"description":"ccxt exchange id (provider ccxt).","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"updatedAt":{"description":"When the paper account was last changed (provider paper).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"asOf":{"description":"The run's scope.asOf: positions are valued at the last close at or before it, and no account state after it is used.","$ref":"common.schema.json#/$defs/Timestamp"},"quoteCurrency":{"description":"Currency of every amount (e.g. USDT).","type":"string","pattern":"^[A-Z0-9]{2,10}$"},"equity":{"description":"freeCash + the market value of long positions - the market value of short positions + their unrealized P&L as margin accounts count it; the base of every size fraction.","type":"number"},"freeCash":{"description":"Quote currency available for new positions.","type":"number","minimum":0},"positions":{"type":"array","maxItems":200,"items":{"$ref":"#/$defs/AccountPosition"}},"riskLimits":{"$ref":"#/$defs/RiskLimits"},"prices":{"description":"The mark prices used, per symbol: the last close at or before asOf and the candle it came from.","type":"array","items":{"$ref":"#/$defs/MarkPrice"}}},"additionalProperties":false,"$defs":{"AccountPosition":{"title":"AccountPosition","type":"object","required":["symbol","side","size","averageEntry","markPrice","marketValue","unrealizedPnl"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"markPrice":{"description":"Last close at or before asOf.","type":"number","exclusiveMinimum":0},"marketValue":{"description":"size * markPrice.","type":"number","minimum":0},"unrealizedPnl":{"description":"(markPrice - averageEntry) * size for long, the opposite for short.","type":"number"},"unrealizedPnlPct":{"description":"unrealizedPnl / (averageEntry * size) * 100.","type":"number"},"fractionOfEquity":{"description":"marketValue / equity (0 when equity <= 0).","type":"number","minimum":0}},"additionalProperties":false},"RiskLimits":{"title":"RiskLimits","description":"The account's limits a recommendation must respect (checked in code after the model answered).","type":"object","required":["maxPositionFraction"],"properties":{"maxPositionFraction":{"description":"Largest position (or position change) a recommendation may size, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"description":"Largest loss to the stop a trade may risk, as a fraction of equity.","type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"MarkPrice":{"title":"MarkPrice","type":"object","required":["symbol","price","candleOpenTime","timeframe"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"price":{"type":"number","exclusiveMinimum":0},"candleOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"}},"additionalProperties":false}}};
+const schema38 = {"title":"RunId","description":"Human-readable run id = Firestore doc id: YYYYMMDD-HHmmss_<symbolSlug>_<suffix> (seed 001). The suffix is 3-6 lowercase letters/digits.","type":"string","pattern":"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$","maxLength":120};
+const schema39 = {"title":"StepId","description":"stepType:timeframe:variant (seed 001). Storage-safe: it is a Firestore field-path segment and a GCS object name part, so '.', '/', '*', '~', '[', ']' and spaces are forbidden.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$","maxLength":200};
 const func1 = Object.prototype.hasOwnProperty;
-const pattern6 = new RegExp("^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$", "u");
-const pattern7 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_:\\-]*$", "u");
-const pattern9 = new RegExp("^[a-z0-9]+$", "u");
-const pattern10 = new RegExp("^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$", "u");
-const pattern12 = new RegExp("^[A-Z0-9]{2,10}$", "u");
-const schema41 = {"title":"AccountPosition","type":"object","required":["symbol","side","size","averageEntry","markPrice","marketValue","unrealizedPnl"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"markPrice":{"description":"Last close at or before asOf.","type":"number","exclusiveMinimum":0},"marketValue":{"description":"size * markPrice.","type":"number","minimum":0},"unrealizedPnl":{"description":"(markPrice - averageEntry) * size for long, the opposite for short.","type":"number"},"unrealizedPnlPct":{"description":"unrealizedPnl / (averageEntry * size) * 100.","type":"number"},"fractionOfEquity":{"description":"marketValue / equity (0 when equity <= 0).","type":"number","minimum":0}},"additionalProperties":false};
+const pattern9 = new RegExp("^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$", "u");
+const pattern10 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_:\\-]*$", "u");
+const pattern12 = new RegExp("^[a-z0-9]+$", "u");
+const schema43 = {"title":"AccountPosition","type":"object","required":["symbol","side","size","averageEntry","markPrice","marketValue","unrealizedPnl"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"side":{"type":"string","enum":["long","short"]},"size":{"description":"Position size in the base asset (> 0).","type":"number","exclusiveMinimum":0},"averageEntry":{"description":"Average entry price in the quote currency.","type":"number","exclusiveMinimum":0},"markPrice":{"description":"Last close at or before asOf.","type":"number","exclusiveMinimum":0},"marketValue":{"description":"size * markPrice.","type":"number","minimum":0},"unrealizedPnl":{"description":"(markPrice - averageEntry) * size for long, the opposite for short.","type":"number"},"unrealizedPnlPct":{"description":"unrealizedPnl / (averageEntry * size) * 100.","type":"number"},"fractionOfEquity":{"description":"marketValue / equity (0 when equity <= 0).","type":"number","minimum":0}},"additionalProperties":false};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -210,7 +930,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema41.properties, key0))){
+if(!(func1.call(schema43.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -224,7 +944,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern7.test(data0)){
 const err8 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -259,7 +979,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((data1 === "long") || (data1 === "short"))){
-const err11 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/enum",keyword:"enum",params:{allowedValues: schema41.properties.side.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/enum",keyword:"enum",params:{allowedValues: schema43.properties.side.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -431,18 +1151,18 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema44 = {"title":"MarkPrice","type":"object","required":["symbol","price","candleOpenTime","timeframe"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"price":{"type":"number","exclusiveMinimum":0},"candleOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"}},"additionalProperties":false};
-const schema47 = {"title":"Timeframe","description":"Candle timeframe code (seed 001): capital M is a calendar month.","type":"string","enum":["1h","4h","1d","1w","1M"]};
+const schema46 = {"title":"MarkPrice","type":"object","required":["symbol","price","candleOpenTime","timeframe"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"price":{"type":"number","exclusiveMinimum":0},"candleOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"}},"additionalProperties":false};
+const schema49 = {"title":"Timeframe","description":"Candle timeframe code (seed 001): capital M is a calendar month.","type":"string","enum":["1h","4h","1d","1w","1M"]};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -505,7 +1225,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern7.test(data0)){
 const err5 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -555,7 +1275,7 @@ errors++;
 if(data.candleOpenTime !== undefined){
 let data2 = data.candleOpenTime;
 if(typeof data2 === "string"){
-if(!pattern10.test(data2)){
+if(!pattern8.test(data2)){
 const err9 = {instancePath:instancePath+"/candleOpenTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -590,7 +1310,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data3 === "1h") || (data3 === "4h")) || (data3 === "1d")) || (data3 === "1w")) || (data3 === "1M"))){
-const err12 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -611,17 +1331,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/account_snapshot.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -740,7 +1460,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema35.properties, key0))){
+if(!(func1.call(schema37.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -789,7 +1509,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern6.test(data1)){
+if(!pattern9.test(data1)){
 const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -824,7 +1544,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
+if(!pattern10.test(data2)){
 const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -909,7 +1629,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!((data5 === "paper") || (data5 === "ccxt"))){
-const err25 = {instancePath:instancePath+"/source/provider",schemaPath:"#/properties/source/properties/provider/enum",keyword:"enum",params:{allowedValues: schema35.properties.source.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/source/provider",schemaPath:"#/properties/source/properties/provider/enum",keyword:"enum",params:{allowedValues: schema37.properties.source.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -932,7 +1652,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!pattern9.test(data6)){
+if(!pattern12.test(data6)){
 const err27 = {instancePath:instancePath+"/source/exchange",schemaPath:"#/properties/source/properties/exchange/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]+$"},message:"must match pattern \""+"^[a-z0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -957,7 +1677,7 @@ errors++;
 if(data4.updatedAt !== undefined){
 let data7 = data4.updatedAt;
 if(typeof data7 === "string"){
-if(!pattern10.test(data7)){
+if(!pattern8.test(data7)){
 const err29 = {instancePath:instancePath+"/source/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -994,7 +1714,7 @@ errors++;
 if(data.asOf !== undefined){
 let data8 = data.asOf;
 if(typeof data8 === "string"){
-if(!pattern10.test(data8)){
+if(!pattern8.test(data8)){
 const err32 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
@@ -1019,7 +1739,7 @@ errors++;
 if(data.quoteCurrency !== undefined){
 let data9 = data.quoteCurrency;
 if(typeof data9 === "string"){
-if(!pattern12.test(data9)){
+if(!pattern5.test(data9)){
 const err34 = {instancePath:instancePath+"/quoteCurrency",schemaPath:"#/properties/quoteCurrency/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,10}$"},message:"must match pattern \""+"^[A-Z0-9]{2,10}$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -1094,8 +1814,8 @@ errors++;
 }
 const len0 = data12.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate23(data12[i0], {instancePath:instancePath+"/positions/" + i0,parentData:data12,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+if(!(validate25(data12[i0], {instancePath:instancePath+"/positions/" + i0,parentData:data12,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
 }
@@ -1223,8 +1943,8 @@ let data17 = data.prices;
 if(Array.isArray(data17)){
 const len1 = data17.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate25(data17[i1], {instancePath:instancePath+"/prices/" + i1,parentData:data17,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate27(data17[i1], {instancePath:instancePath+"/prices/" + i1,parentData:data17,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 }
@@ -1251,20 +1971,20 @@ vErrors.push(err51);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateApiError = validate27;
-const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_error.schema.json","title":"ApiError","description":"The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).","type":"object","required":["code","message"],"properties":{"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"description":"Human-readable, sanitized explanation.","type":"string","minLength":1,"maxLength":2000},"details":{"description":"Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.","type":"object"},"retryable":{"description":"Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).","type":"boolean"},"requestId":{"description":"Correlation id of the request (the trace id when tracing is on), for support and log search.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
-const schema50 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
+export const validateApiError = validate30;
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_error.schema.json","title":"ApiError","description":"The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).","type":"object","required":["code","message"],"properties":{"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"description":"Human-readable, sanitized explanation.","type":"string","minLength":1,"maxLength":2000},"details":{"description":"Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.","type":"object"},"retryable":{"description":"Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).","type":"boolean"},"requestId":{"description":"Correlation id of the request (the trace id when tracing is on), for support and log search.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
+const schema58 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/api_error.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1317,7 +2037,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1433,21 +2153,21 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartExportInputs = validate29;
-const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
-const schema61 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const pattern21 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
-const schema72 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
+export const validateChartExportInputs = validate32;
+const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
+const schema69 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const pattern28 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
+const schema80 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1490,7 +2210,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern21.test(data0)){
+if(!pattern28.test(data0)){
 const err3 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1571,17 +2291,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/chart_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1687,7 +2407,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern7.test(data0)){
+if(!pattern10.test(data0)){
 const err6 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -1722,7 +2442,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern21.test(data1)){
+if(!pattern28.test(data1)){
 const err9 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1804,8 +2524,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate37(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate40(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
@@ -1832,23 +2552,23 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartsManifest = validate30;
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
-const schema59 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
-const pattern20 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
-const schema60 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
-const schema62 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
-const pattern22 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+export const validateChartsManifest = validate33;
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
+const schema67 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
+const pattern27 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
+const schema68 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
+const schema70 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
+const pattern29 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1901,7 +2621,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern21.test(data0)){
+if(!pattern28.test(data0)){
 const err4 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1936,7 +2656,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern22.test(data1)){
+if(!pattern29.test(data1)){
 const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -1982,19 +2702,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
-const schema67 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
-const pattern26 = new RegExp("^[a-f0-9]{64}$", "u");
+const schema71 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
+const schema75 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
+const pattern33 = new RegExp("^[a-f0-9]{64}$", "u");
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2083,7 +2803,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema63.properties, key0))){
+if(!(func1.call(schema71.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2107,7 +2827,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern21.test(data0)){
+if(!pattern28.test(data0)){
 const err10 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -2142,7 +2862,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern22.test(data1)){
+if(!pattern29.test(data1)){
 const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -2167,7 +2887,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data2 = data.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern20.test(data2)){
+if(!pattern27.test(data2)){
 const err15 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -2310,7 +3030,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data7 = data.sha256;
 if(typeof data7 === "string"){
-if(!pattern26.test(data7)){
+if(!pattern33.test(data7)){
 const err27 = {instancePath:instancePath+"/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -2378,17 +3098,17 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema68 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
+const schema76 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2451,7 +3171,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern21.test(data0)){
+if(!pattern28.test(data0)){
 const err5 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -2486,7 +3206,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((((((((((((((((((((((data1 === "FLOW_RUN_INVALID") || (data1 === "INVALID_STEP_INPUTS")) || (data1 === "STEP_CLAIM_CONFLICT")) || (data1 === "STEP_FINALIZE_CONFLICT")) || (data1 === "LLM_PROFILE_INVALID")) || (data1 === "INVALID_STRUCTURED_OUTPUT")) || (data1 === "LLM_SAFETY_BLOCK")) || (data1 === "LLM_TIMEOUT")) || (data1 === "LLM_UNAVAILABLE")) || (data1 === "MARKET_DATA_UNAVAILABLE")) || (data1 === "GCS_WRITE_FAILED")) || (data1 === "UPSTREAM_UNAVAILABLE")) || (data1 === "STEP_TIMEOUT")) || (data1 === "RUN_TIMEOUT")) || (data1 === "LEASE_EXPIRED")) || (data1 === "RETRIES_EXHAUSTED")) || (data1 === "CANCELLED")) || (data1 === "INVALID_REQUEST")) || (data1 === "UNAUTHENTICATED")) || (data1 === "NOT_FOUND")) || (data1 === "INVALID_REFERENCE")) || (data1 === "CONFLICT")) || (data1 === "QUOTA_EXCEEDED")) || (data1 === "INTERNAL_ERROR"))){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2542,17 +3262,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/charts_manifest.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2651,7 +3371,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema54.properties, key0))){
+if(!(func1.call(schema62.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2700,7 +3420,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern6.test(data1)){
+if(!pattern9.test(data1)){
 const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -2735,7 +3455,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
+if(!pattern10.test(data2)){
 const err16 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -2760,7 +3480,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern7.test(data3)){
 const err18 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -2795,7 +3515,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2808,7 +3528,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data5 = data.ohlcvGcsUri;
 if(typeof data5 === "string"){
-if(!pattern20.test(data5)){
+if(!pattern27.test(data5)){
 const err22 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -2870,8 +3590,8 @@ errors++;
 }
 const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate31(data7[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate34(data7[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data7,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
@@ -2892,8 +3612,8 @@ let data9 = data.items;
 if(Array.isArray(data9)){
 const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate33(data9[i1], {instancePath:instancePath+"/items/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate36(data9[i1], {instancePath:instancePath+"/items/" + i1,parentData:data9,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
@@ -2914,8 +3634,8 @@ let data11 = data.failures;
 if(Array.isArray(data11)){
 const len2 = data11.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate35(data11[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data11,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate38(data11[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data11,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
@@ -2944,7 +3664,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data13 === "SUCCEEDED") || (data13 === "FAILED"))){
-const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema54.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema62.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2965,19 +3685,19 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateError = validate28;
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
+export const validateError = validate31;
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/error.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3040,7 +3760,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3121,23 +3841,23 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFlowRun = validate39;
-const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
-const schema76 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const schema77 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
-const schema82 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
-const schema83 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
+export const validateFlowRun = validate42;
+const schema82 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
+const schema84 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const schema85 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
+const schema90 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
+const schema91 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
 const func0 = __tdaEqual;
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3158,7 +3878,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern7.test(data0)){
 const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -3183,7 +3903,7 @@ errors++;
 if(data.asOf !== undefined){
 let data1 = data.asOf;
 if(typeof data1 === "string"){
-if(!pattern10.test(data1)){
+if(!pattern8.test(data1)){
 const err3 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3257,7 +3977,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3310,17 +4030,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema90 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+const schema98 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3621,7 +4341,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern7.test(data8)){
+if(!pattern10.test(data8)){
 const err25 = {instancePath:instancePath+"/currentStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -3654,21 +4374,21 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema93 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
-const schema105 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
-const schema106 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
-const schema94 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
+const schema101 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
+const schema113 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
+const schema114 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
+const schema102 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3679,7 +4399,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern7.test(data0)){
 const err0 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -3714,7 +4434,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!(((((data1 === "1h") || (data1 === "4h")) || (data1 === "1d")) || (data1 === "1w")) || (data1 === "1M"))){
-const err3 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3770,18 +4490,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema97 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","chartsManifestStepId","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+const schema105 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","chartsManifestStepId","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3832,7 +4552,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern7.test(data0)){
+if(!pattern10.test(data0)){
 const err4 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -3867,7 +4587,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern7.test(data1)){
+if(!pattern10.test(data1)){
 const err7 = {instancePath:instancePath+"/chartsManifestStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -3916,7 +4636,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(data3)){
+if(!pattern10.test(data3)){
 const err11 = {instancePath:instancePath+"/previousReportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -4064,18 +4784,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"ohlcvStepId":true,"chartsManifestStepId":true,"previousReportStepIds":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"ohlcvStepId":true,"chartsManifestStepId":true,"previousReportStepIds":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema101 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4126,7 +4846,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern7.test(data0)){
+if(!pattern10.test(data0)){
 const err4 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4185,7 +4905,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
+if(!pattern10.test(data2)){
 const err9 = {instancePath:instancePath+"/reportStepIds/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -4252,7 +4972,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!pattern7.test(data3)){
+if(!pattern10.test(data3)){
 const err14 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -4368,23 +5088,23 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema109 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
-const schema112 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
-const schema113 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
-const pattern53 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
-const pattern54 = new RegExp("^rec_[a-z0-9]{24}$", "u");
-const schema115 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
-const schema116 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+const schema117 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
+const schema120 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
+const schema121 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
+const pattern60 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
+const pattern61 = new RegExp("^rec_[a-z0-9]{24}$", "u");
+const schema123 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
+const schema124 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4395,7 +5115,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.startedAt !== undefined){
 let data0 = data.startedAt;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern8.test(data0)){
 const err0 = {instancePath:instancePath+"/startedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -4420,7 +5140,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data1 = data.finishedAt;
 if(typeof data1 === "string"){
-if(!pattern10.test(data1)){
+if(!pattern8.test(data1)){
 const err2 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -4478,16 +5198,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4496,8 +5216,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.timing !== undefined){
-if(!(validate55(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate58(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -4517,7 +5237,7 @@ errors++;
 if(data1.gcs_uri !== undefined){
 let data2 = data1.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern20.test(data2)){
+if(!pattern27.test(data2)){
 const err1 = {instancePath:instancePath+"/artifact/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -4554,7 +5274,7 @@ errors++;
 if(data1.sha256 !== undefined){
 let data4 = data1.sha256;
 if(typeof data4 === "string"){
-if(!pattern26.test(data4)){
+if(!pattern33.test(data4)){
 const err4 = {instancePath:instancePath+"/artifact/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4661,16 +5381,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4681,7 +5401,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.gcs_uri !== undefined){
 let data0 = data.gcs_uri;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern27.test(data0)){
 const err0 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -4706,7 +5426,7 @@ errors++;
 if(data.outputsManifestGcsUri !== undefined){
 let data1 = data.outputsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern20.test(data1)){
+if(!pattern27.test(data1)){
 const err2 = {instancePath:instancePath+"/outputsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -4731,7 +5451,7 @@ errors++;
 if(data.reportId !== undefined){
 let data2 = data.reportId;
 if(typeof data2 === "string"){
-if(!pattern53.test(data2)){
+if(!pattern60.test(data2)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4756,7 +5476,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data3 = data.recommendationId;
 if(typeof data3 === "string"){
-if(!pattern54.test(data3)){
+if(!pattern61.test(data3)){
 const err6 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -4793,7 +5513,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data5 = data.expires_at;
 if(typeof data5 === "string"){
-if(!pattern10.test(data5)){
+if(!pattern8.test(data5)){
 const err9 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -4816,8 +5536,8 @@ errors++;
 }
 }
 if(data.execution !== undefined){
-if(!(validate54(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate57(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -4832,17 +5552,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema124 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema132 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4908,7 +5628,7 @@ errors++;
 if(data.expiresAt !== undefined){
 let data1 = data.expiresAt;
 if(typeof data1 === "string"){
-if(!pattern10.test(data1)){
+if(!pattern8.test(data1)){
 const err5 = {instancePath:instancePath+"/expiresAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -4941,17 +5661,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema126 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema134 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5067,7 +5787,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data3 = data.updatedAt;
 if(typeof data3 === "string"){
-if(!pattern10.test(data3)){
+if(!pattern8.test(data3)){
 const err9 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -5100,16 +5820,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5160,8 +5880,8 @@ if(_valid0){
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate45(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate48(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
@@ -5228,8 +5948,8 @@ if(_valid1){
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate29(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate32(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 }
@@ -5305,8 +6025,8 @@ if(_valid2){
 const _errs17 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate48(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate51(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 }
@@ -5382,8 +6102,8 @@ if(_valid3){
 const _errs23 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate20(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+if(!(validate29(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 }
@@ -5459,8 +6179,8 @@ if(_valid4){
 const _errs29 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate51(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate54(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -5594,7 +6314,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((((((((data10 === "OHLCV_EXPORT") || (data10 === "CHART_EXPORT")) || (data10 === "LLM_REPORT")) || (data10 === "LLM_RECOMMENDATION")) || (data10 === "ACCOUNT_EXPORT")) || (data10 === "INDICATORS_ON_DEMAND")) || (data10 === "NEWS_EXPORT")) || (data10 === "BACKTEST"))){
-const err23 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5617,7 +6337,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!(((((((data11 === "PENDING") || (data11 === "READY")) || (data11 === "RUNNING")) || (data11 === "SUCCEEDED")) || (data11 === "FAILED")) || (data11 === "SKIPPED")) || (data11 === "CANCELLED"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5640,7 +6360,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!(((((data12 === "1h") || (data12 === "4h")) || (data12 === "1d")) || (data12 === "1w")) || (data12 === "1M"))){
-const err27 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5667,7 +6387,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern7.test(data14)){
+if(!pattern10.test(data14)){
 const err29 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -5735,21 +6455,21 @@ errors++;
 }
 }
 if(data.outputs !== undefined){
-if(!(validate53(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate56(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 }
 if(data.error !== undefined){
-if(!(validate28(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
 if(data.createdAt !== undefined){
 let data18 = data.createdAt;
 if(typeof data18 === "string"){
-if(!pattern10.test(data18)){
+if(!pattern8.test(data18)){
 const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -5774,7 +6494,7 @@ errors++;
 if(data.readyAt !== undefined){
 let data19 = data.readyAt;
 if(typeof data19 === "string"){
-if(!pattern10.test(data19)){
+if(!pattern8.test(data19)){
 const err36 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
@@ -5799,7 +6519,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data20 = data.finishedAt;
 if(typeof data20 === "string"){
-if(!pattern10.test(data20)){
+if(!pattern8.test(data20)){
 const err38 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -5847,21 +6567,21 @@ errors++;
 }
 }
 if(data.lease !== undefined){
-if(!(validate60(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate63(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 }
 if(data.progress !== undefined){
-if(!(validate62(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate65(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
 if(data.deadlineAt !== undefined){
 let data24 = data.deadlineAt;
 if(typeof data24 === "string"){
-if(!pattern10.test(data24)){
+if(!pattern8.test(data24)){
 const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -5929,18 +6649,18 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate47.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate44.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate47.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_run.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6086,7 +6806,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern6.test(data1)){
+if(!pattern9.test(data1)){
 const err13 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -6121,7 +6841,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern21.test(data2)){
+if(!pattern28.test(data2)){
 const err16 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -6156,7 +6876,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema85.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6169,7 +6889,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern10.test(data4)){
+if(!pattern8.test(data4)){
 const err20 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -6194,7 +6914,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern10.test(data5)){
+if(!pattern8.test(data5)){
 const err22 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -6219,7 +6939,7 @@ errors++;
 if(data.startedAt !== undefined){
 let data6 = data.startedAt;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern8.test(data6)){
 const err24 = {instancePath:instancePath+"/startedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -6244,7 +6964,7 @@ errors++;
 if(data.finishedAt !== undefined){
 let data7 = data.finishedAt;
 if(typeof data7 === "string"){
-if(!pattern10.test(data7)){
+if(!pattern8.test(data7)){
 const err26 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -6302,7 +7022,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((((data9 === "SCHEDULER") || (data9 === "USER")) || (data9 === "SYSTEM")) || (data9 === "DEBUG_HTTP"))){
-const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema90.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -6360,8 +7080,8 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate40(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate43(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
 errors = vErrors.length;
 }
 }
@@ -6438,7 +7158,7 @@ errors++;
 if(data.deadlineAt !== undefined){
 let data14 = data.deadlineAt;
 if(typeof data14 === "string"){
-if(!pattern10.test(data14)){
+if(!pattern8.test(data14)){
 const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -6463,7 +7183,7 @@ errors++;
 if(data.cancelRequestedAt !== undefined){
 let data15 = data.cancelRequestedAt;
 if(typeof data15 === "string"){
-if(!pattern10.test(data15)){
+if(!pattern8.test(data15)){
 const err44 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -6486,8 +7206,8 @@ errors++;
 }
 }
 if(data.progress !== undefined){
-if(!(validate42(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate45(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
@@ -6517,7 +7237,7 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(!pattern7.test(key0)){
+if(!pattern10.test(key0)){
 const err48 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\"",propertyName:key0};
 if(vErrors === null){
 vErrors = [err48];
@@ -6551,8 +7271,8 @@ errors++;
 }
 }
 for(const key1 in data17){
-if(!(validate44(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate47(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 }
@@ -6569,8 +7289,8 @@ errors++;
 }
 }
 if(data.error !== undefined){
-if(!(validate28(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
@@ -6585,23 +7305,23 @@ vErrors.push(err52);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmProfile = validate66;
-const schema129 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
-const schema132 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
-const pattern66 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
-const pattern67 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
-const schema130 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const pattern68 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
+export const validateLlmProfile = validate69;
+const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
+const schema140 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
+const pattern73 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
+const pattern74 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
+const schema138 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const pattern75 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6644,7 +7364,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern68.test(data0)){
+if(!pattern75.test(data0)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -6669,7 +7389,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data1 = data.schemaSha256;
 if(typeof data1 === "string"){
-if(!pattern26.test(data1)){
+if(!pattern33.test(data1)){
 const err5 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -6702,17 +7422,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_profile.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6731,7 +7451,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema129.properties, key0))){
+if(!(func1.call(schema137.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -6755,7 +7475,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern66.test(data0)){
+if(!pattern73.test(data0)){
 const err3 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -6996,7 +7716,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern67.test(data8)){
+if(!pattern74.test(data8)){
 const err23 = {instancePath:instancePath+"/responseMimeType",schemaPath:"#/properties/responseMimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[a-z0-9.+\\-]+$"},message:"must match pattern \""+"^[a-z]+/[a-z0-9.+\\-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -7019,8 +7739,8 @@ errors++;
 }
 }
 if(data.structuredOutput !== undefined){
-if(!(validate67(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate70(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
@@ -7090,7 +7810,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data14 === "minimal") || (data14 === "low")) || (data14 === "medium")) || (data14 === "high"))){
-const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema132.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema140.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -7186,20 +7906,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmPrompt = validate69;
-const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
-const schema134 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
+export const validateLlmPrompt = validate72;
+const schema141 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
+const schema142 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_prompt.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7250,7 +7970,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern68.test(data0)){
+if(!pattern75.test(data0)){
 const err4 = {instancePath:instancePath+"/promptId",schemaPath:"#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -7395,7 +8115,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern10.test(data5)){
+if(!pattern8.test(data5)){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -7420,7 +8140,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern8.test(data6)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -7453,19 +8173,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendation = validate70;
-const schema137 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
+export const validateLlmRecommendation = validate73;
+const schema145 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7534,7 +8254,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema137.properties, key0))){
+if(!(func1.call(schema145.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -7558,7 +8278,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data0 === "BUY") || (data0 === "SELL")) || (data0 === "HOLD")) || (data0 === "REDUCE"))){
-const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema137.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema145.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8132,7 +8852,7 @@ errors++;
 if(data17.reportId !== undefined){
 let data18 = data17.reportId;
 if(typeof data18 === "string"){
-if(!pattern53.test(data18)){
+if(!pattern60.test(data18)){
 const err56 = {instancePath:instancePath+"/rationale/citations/" + i1+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
@@ -8307,23 +9027,24 @@ vErrors.push(err70);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationFile = validate71;
-const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once at gs://<bucket>/runs/<runId>/<stepId>.json. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema140 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const pattern79 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
-const schema172 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const schema173 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
-const pattern100 = new RegExp("^[A-Z][A-Z_]*$", "u");
+export const validateLlmRecommendationFile = validate74;
+const schema147 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema148 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema153 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+const pattern87 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+const schema183 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const schema184 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
+const pattern108 = new RegExp("^[A-Z][A-Z_]*$", "u");
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8376,7 +9097,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern100.test(data0)){
+if(!pattern108.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8670,7 +9391,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data10 = data.schemaSha256;
 if(typeof data10 === "string"){
-if(!pattern26.test(data10)){
+if(!pattern33.test(data10)){
 const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -8703,16 +9424,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8841,7 +9562,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema140.properties, key0))){
+if(!(func1.call(schema148.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -8890,7 +9611,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern6.test(data1)){
+if(!pattern9.test(data1)){
 const err16 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -8925,7 +9646,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
+if(!pattern10.test(data2)){
 const err19 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -8950,7 +9671,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern7.test(data3)){
 const err21 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -8975,7 +9696,7 @@ errors++;
 if(data.asOf !== undefined){
 let data4 = data.asOf;
 if(typeof data4 === "string"){
-if(!pattern10.test(data4)){
+if(!pattern8.test(data4)){
 const err23 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -9022,11 +9743,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.promptId !== undefined){
-let data6 = data.promptId;
-if(typeof data6 === "string"){
-if(data6.length > 100){
-const err27 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(data.riskLimits !== undefined){
+let data6 = data.riskLimits;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.source === undefined){
+const err27 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/AppliedRiskLimits/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -9035,8 +9756,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern68.test(data6)){
-const err28 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
+if(data6.maxPositionFraction === undefined){
+const err28 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/AppliedRiskLimits/required",keyword:"required",params:{missingProperty: "maxPositionFraction"},message:"must have required property '"+"maxPositionFraction"+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -9045,9 +9766,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data6){
+if(!(((key1 === "source") || (key1 === "maxPositionFraction")) || (key1 === "maxRiskPerTradeFraction"))){
+const err29 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/AppliedRiskLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9057,11 +9778,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.schemaId !== undefined){
-let data7 = data.schemaId;
-if(typeof data7 === "string"){
-if(!pattern79.test(data7)){
-const err30 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
+if(data6.source !== undefined){
+let data7 = data6.source;
+if(typeof data7 !== "string"){
+const err30 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -9070,9 +9790,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data7 === "account") || (data7 === "default"))){
+const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema153.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -9082,11 +9801,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.modelName !== undefined){
-let data8 = data.modelName;
-if(typeof data8 === "string"){
-if(data8.length > 128){
-const err32 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(data6.maxPositionFraction !== undefined){
+let data8 = data6.maxPositionFraction;
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 1 || isNaN(data8)){
+const err32 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"#/$defs/AppliedRiskLimits/properties/maxPositionFraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -9095,8 +9814,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data8.length < 1){
-const err33 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data8 <= 0 || isNaN(data8)){
+const err33 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"#/$defs/AppliedRiskLimits/properties/maxPositionFraction/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -9107,7 +9826,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err34 = {instancePath:instancePath+"/riskLimits/maxPositionFraction",schemaPath:"#/$defs/AppliedRiskLimits/properties/maxPositionFraction/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -9117,10 +9836,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data9 = data.provider;
-if(typeof data9 !== "string"){
-const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data6.maxRiskPerTradeFraction !== undefined){
+let data9 = data6.maxRiskPerTradeFraction;
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 1 || isNaN(data9)){
+const err35 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"#/$defs/AppliedRiskLimits/properties/maxRiskPerTradeFraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -9129,8 +9849,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!(((data9 === "gemini") || (data9 === "vertex")) || (data9 === "offline"))){
-const err36 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema140.properties.provider.enum},message:"must be equal to one of the allowed values"};
+if(data9 <= 0 || isNaN(data9)){
+const err36 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"#/$defs/AppliedRiskLimits/properties/maxRiskPerTradeFraction/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -9140,11 +9860,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.inputs !== undefined){
-let data10 = data.inputs;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.ohlcvGcsUri === undefined){
-const err37 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/required",keyword:"required",params:{missingProperty: "ohlcvGcsUri"},message:"must have required property '"+"ohlcvGcsUri"+"'"};
+else {
+const err37 = {instancePath:instancePath+"/riskLimits/maxRiskPerTradeFraction",schemaPath:"#/$defs/AppliedRiskLimits/properties/maxRiskPerTradeFraction/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -9153,8 +9870,10 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data10.reports === undefined){
-const err38 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/required",keyword:"required",params:{missingProperty: "reports"},message:"must have required property '"+"reports"+"'"};
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/riskLimits",schemaPath:"#/$defs/AppliedRiskLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -9163,9 +9882,12 @@ vErrors.push(err38);
 }
 errors++;
 }
-for(const key1 in data10){
-if(!((((key1 === "ohlcvGcsUri") || (key1 === "reports")) || (key1 === "accountGcsUri")) || (key1 === "accountId"))){
-const err39 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.recommendationId !== undefined){
+let data10 = data.recommendationId;
+if(typeof data10 === "string"){
+if(!pattern61.test(data10)){
+const err39 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -9175,11 +9897,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data10.ohlcvGcsUri !== undefined){
-let data11 = data10.ohlcvGcsUri;
-if(typeof data11 === "string"){
-if(!pattern20.test(data11)){
-const err40 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+else {
+const err40 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -9189,8 +9908,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-else {
-const err41 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.promptId !== undefined){
+let data11 = data.promptId;
+if(typeof data11 === "string"){
+if(data11.length > 100){
+const err41 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -9199,12 +9921,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-if(data10.reports !== undefined){
-let data12 = data10.reports;
-if(Array.isArray(data12)){
-if(data12.length < 1){
-const err42 = {instancePath:instancePath+"/inputs/reports",schemaPath:"#/properties/inputs/properties/reports/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(!pattern75.test(data11)){
+const err42 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -9213,12 +9931,9 @@ vErrors.push(err42);
 }
 errors++;
 }
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.reportId === undefined){
-const err43 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "reportId"},message:"must have required property '"+"reportId"+"'"};
+}
+else {
+const err43 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -9227,8 +9942,12 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(data13.stepId === undefined){
-const err44 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+}
+if(data.schemaId !== undefined){
+let data12 = data.schemaId;
+if(typeof data12 === "string"){
+if(!pattern87.test(data12)){
+const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -9237,8 +9956,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data13.gcsUri === undefined){
-const err45 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "gcsUri"},message:"must have required property '"+"gcsUri"+"'"};
+}
+else {
+const err45 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -9247,9 +9967,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-for(const key2 in data13){
-if(!((((key2 === "reportId") || (key2 === "stepId")) || (key2 === "timeframe")) || (key2 === "gcsUri"))){
-const err46 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data.modelName !== undefined){
+let data13 = data.modelName;
+if(typeof data13 === "string"){
+if(data13.length > 128){
+const err46 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -9258,12 +9981,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-if(data13.reportId !== undefined){
-let data14 = data13.reportId;
-if(typeof data14 === "string"){
-if(!pattern53.test(data14)){
-const err47 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
+if(data13.length < 1){
+const err47 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -9274,7 +9993,7 @@ errors++;
 }
 }
 else {
-const err48 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err48 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -9284,11 +10003,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data13.stepId !== undefined){
-let data15 = data13.stepId;
-if(typeof data15 === "string"){
-if(data15.length > 200){
-const err49 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.provider !== undefined){
+let data14 = data.provider;
+if(typeof data14 !== "string"){
+const err49 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -9297,8 +10015,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(!pattern7.test(data15)){
-const err50 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(!(((data14 === "gemini") || (data14 === "vertex")) || (data14 === "offline"))){
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema148.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -9308,8 +10026,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.inputs !== undefined){
+let data15 = data.inputs;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.ohlcvGcsUri === undefined){
+const err51 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/required",keyword:"required",params:{missingProperty: "ohlcvGcsUri"},message:"must have required property '"+"ohlcvGcsUri"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -9318,11 +10039,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data13.timeframe !== undefined){
-let data16 = data13.timeframe;
-if(typeof data16 !== "string"){
-const err52 = {instancePath:instancePath+"/inputs/reports/" + i0+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.reports === undefined){
+const err52 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/required",keyword:"required",params:{missingProperty: "reports"},message:"must have required property '"+"reports"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -9331,8 +10049,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(!(((((data16 === "1h") || (data16 === "4h")) || (data16 === "1d")) || (data16 === "1w")) || (data16 === "1M"))){
-const err53 = {instancePath:instancePath+"/inputs/reports/" + i0+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+for(const key2 in data15){
+if(!((((key2 === "ohlcvGcsUri") || (key2 === "reports")) || (key2 === "accountGcsUri")) || (key2 === "accountId"))){
+const err53 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -9342,11 +10061,11 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data13.gcsUri !== undefined){
-let data17 = data13.gcsUri;
-if(typeof data17 === "string"){
-if(!pattern20.test(data17)){
-const err54 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(data15.ohlcvGcsUri !== undefined){
+let data16 = data15.ohlcvGcsUri;
+if(typeof data16 === "string"){
+if(!pattern27.test(data16)){
+const err54 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -9357,7 +10076,7 @@ errors++;
 }
 }
 else {
-const err55 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err55 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -9367,9 +10086,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data15.reports !== undefined){
+let data17 = data15.reports;
+if(Array.isArray(data17)){
+if(data17.length < 1){
+const err56 = {instancePath:instancePath+"/inputs/reports",schemaPath:"#/properties/inputs/properties/reports/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -9378,10 +10099,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-}
-else {
-const err57 = {instancePath:instancePath+"/inputs/reports",schemaPath:"#/properties/inputs/properties/reports/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len0 = data17.length;
+for(let i0=0; i0<len0; i0++){
+let data18 = data17[i0];
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.reportId === undefined){
+const err57 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "reportId"},message:"must have required property '"+"reportId"+"'"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -9390,12 +10113,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-if(data10.accountGcsUri !== undefined){
-let data18 = data10.accountGcsUri;
-if(typeof data18 === "string"){
-if(!pattern20.test(data18)){
-const err58 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(data18.stepId === undefined){
+const err58 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -9404,9 +10123,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-else {
-const err59 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data18.gcsUri === undefined){
+const err59 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/required",keyword:"required",params:{missingProperty: "gcsUri"},message:"must have required property '"+"gcsUri"+"'"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -9415,12 +10133,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-if(data10.accountId !== undefined){
-let data19 = data10.accountId;
-if(typeof data19 === "string"){
-if(!pattern4.test(data19)){
-const err60 = {instancePath:instancePath+"/inputs/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+for(const key3 in data18){
+if(!((((key3 === "reportId") || (key3 === "stepId")) || (key3 === "timeframe")) || (key3 === "gcsUri"))){
+const err60 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -9430,8 +10145,11 @@ vErrors.push(err60);
 errors++;
 }
 }
-else {
-const err61 = {instancePath:instancePath+"/inputs/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data18.reportId !== undefined){
+let data19 = data18.reportId;
+if(typeof data19 === "string"){
+if(!pattern60.test(data19)){
+const err61 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -9441,9 +10159,8 @@ vErrors.push(err61);
 errors++;
 }
 }
-}
 else {
-const err62 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err62 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -9453,17 +10170,11 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data.llm !== undefined){
-if(!(validate81(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
-errors = vErrors.length;
-}
-}
-if(data.generatedAt !== undefined){
-let data21 = data.generatedAt;
-if(typeof data21 === "string"){
-if(!pattern10.test(data21)){
-const err63 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(data18.stepId !== undefined){
+let data20 = data18.stepId;
+if(typeof data20 === "string"){
+if(data20.length > 200){
+const err63 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -9472,9 +10183,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-else {
-const err64 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern10.test(data20)){
+const err64 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -9484,9 +10194,8 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
 else {
-const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err65 = {instancePath:instancePath+"/inputs/reports/" + i0+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -9495,17 +10204,194 @@ vErrors.push(err65);
 }
 errors++;
 }
-validate72.errors = vErrors;
+}
+if(data18.timeframe !== undefined){
+let data21 = data18.timeframe;
+if(typeof data21 !== "string"){
+const err66 = {instancePath:instancePath+"/inputs/reports/" + i0+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if(!(((((data21 === "1h") || (data21 === "4h")) || (data21 === "1d")) || (data21 === "1w")) || (data21 === "1M"))){
+const err67 = {instancePath:instancePath+"/inputs/reports/" + i0+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(data18.gcsUri !== undefined){
+let data22 = data18.gcsUri;
+if(typeof data22 === "string"){
+if(!pattern27.test(data22)){
+const err68 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+}
+else {
+const err70 = {instancePath:instancePath+"/inputs/reports/" + i0,schemaPath:"#/properties/inputs/properties/reports/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/inputs/reports",schemaPath:"#/properties/inputs/properties/reports/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+if(data15.accountGcsUri !== undefined){
+let data23 = data15.accountGcsUri;
+if(typeof data23 === "string"){
+if(!pattern27.test(data23)){
+const err72 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(data15.accountId !== undefined){
+let data24 = data15.accountId;
+if(typeof data24 === "string"){
+if(!pattern4.test(data24)){
+const err74 = {instancePath:instancePath+"/inputs/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/inputs/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+if(data.llm !== undefined){
+if(!(validate84(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+errors = vErrors.length;
+}
+}
+if(data.generatedAt !== undefined){
+let data26 = data.generatedAt;
+if(typeof data26 === "string"){
+if(!pattern8.test(data26)){
+const err77 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+else {
+const err79 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9546,14 +10432,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate72(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate75(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
 if(data.output !== undefined){
-if(!(validate70(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate73(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -9568,25 +10454,25 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationInputs = validate51;
+export const validateLlmRecommendationInputs = validate54;
 
-export const validateLlmReportFile = validate73;
-const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}}}};
-const schema176 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}};
-const schema154 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema161 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100};
-const pattern90 = new RegExp("^llm_report_output_v[1-9][0-9]*$", "u");
-const schema167 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false};
+export const validateLlmReportFile = validate76;
+const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}}}};
+const schema187 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).","type":"object"}}};
+const schema164 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema171 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100};
+const pattern98 = new RegExp("^llm_report_output_v[1-9][0-9]*$", "u");
+const schema178 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.","type":"object","required":["ohlcvGcsUri","chartsManifestGcsUri","chartGcsUris","previousReportGcsUris"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}}},"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9649,7 +10535,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data0 = data.ohlcvGcsUri;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern27.test(data0)){
 const err5 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -9674,7 +10560,7 @@ errors++;
 if(data.chartsManifestGcsUri !== undefined){
 let data1 = data.chartsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern20.test(data1)){
+if(!pattern27.test(data1)){
 const err7 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -9703,7 +10589,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern20.test(data3)){
+if(!pattern27.test(data3)){
 const err9 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -9744,7 +10630,7 @@ const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(typeof data5 === "string"){
-if(!pattern20.test(data5)){
+if(!pattern27.test(data5)){
 const err12 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -9789,16 +10675,16 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9851,7 +10737,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern100.test(data0)){
+if(!pattern108.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -10145,7 +11031,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data10 = data.schemaSha256;
 if(typeof data10 === "string"){
-if(!pattern26.test(data10)){
+if(!pattern33.test(data10)){
 const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -10178,16 +11064,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10306,7 +11192,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema154.properties, key0))){
+if(!(func1.call(schema164.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -10355,7 +11241,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern6.test(data1)){
+if(!pattern9.test(data1)){
 const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -10390,7 +11276,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
+if(!pattern10.test(data2)){
 const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -10415,7 +11301,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern7.test(data3)){
 const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10450,7 +11336,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10473,7 +11359,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern68.test(data5)){
+if(!pattern75.test(data5)){
 const err25 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -10508,7 +11394,7 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!pattern90.test(data6)){
+if(!pattern98.test(data6)){
 const err28 = {instancePath:instancePath+"/schemaId",schemaPath:"llm_schema.schema.json#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -10578,7 +11464,7 @@ vErrors.push(err33);
 errors++;
 }
 if(!(((data8 === "gemini") || (data8 === "vertex")) || (data8 === "offline"))){
-const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema154.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err34 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema164.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -10589,21 +11475,21 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-if(!(validate76(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate79(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 }
 if(data.llm !== undefined){
-if(!(validate78(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate81(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 }
 if(data.generatedAt !== undefined){
 let data11 = data.generatedAt;
 if(typeof data11 === "string"){
-if(!pattern10.test(data11)){
+if(!pattern8.test(data11)){
 const err35 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -10636,17 +11522,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10687,8 +11573,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate74(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate77(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 }
@@ -10801,23 +11687,24 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportInputs = validate48;
+export const validateLlmReportInputs = validate51;
 
-export const validateLlmSchema = validate75;
-const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
-const schema162 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
-const schema163 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
+export const validateLlmSchema = validate78;
+const schema170 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
+const schema172 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
+const schema173 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
+const schema174 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_schema.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10880,7 +11767,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern90.test(data1)){
+if(!pattern98.test(data1)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -11368,8 +12255,8 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.schemaId !== undefined){
 let data18 = data.schemaId;
 if(typeof data18 === "string"){
-if(!pattern79.test(data18)){
-const err37 = {instancePath:instancePath+"/schemaId",schemaPath:"#/allOf/1/then/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
+if(data18.length > 100){
+const err37 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmRecommendationSchemaId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -11378,14 +12265,24 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/schemaId",schemaPath:"#/allOf/1/then/properties/schemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern87.test(data18)){
+const err38 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmRecommendationSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
 }
 else {
 vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmRecommendationSchemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -11400,12 +12297,12 @@ props1.kind = true;
 }
 }
 if(!valid16){
-const err39 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err40 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err40];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err40);
 }
 errors++;
 }
@@ -11420,17 +12317,7 @@ Object.assign(props0, props1);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.schemaId === undefined){
-const err40 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaId"},message:"must have required property '"+"schemaId"+"'"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-if(data.kind === undefined){
-const err41 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+const err41 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaId"},message:"must have required property '"+"schemaId"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -11439,13 +12326,23 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data.jsonSchema === undefined){
-const err42 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonSchema"},message:"must have required property '"+"jsonSchema"+"'"};
+if(data.kind === undefined){
+const err42 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
+}
+errors++;
+}
+if(data.jsonSchema === undefined){
+const err43 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonSchema"},message:"must have required property '"+"jsonSchema"+"'"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
 }
 errors++;
 }
@@ -11462,17 +12359,7 @@ if(data.schemaId !== undefined){
 let data19 = data.schemaId;
 if(typeof data19 === "string"){
 if(data19.length > 100){
-const err43 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-if(!pattern68.test(data19)){
-const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
+const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -11481,9 +12368,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern75.test(data19)){
+const err45 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -11493,10 +12379,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.kind !== undefined){
-let data20 = data.kind;
-if(typeof data20 !== "string"){
-const err46 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err46 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -11505,8 +12389,11 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
-const err47 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema163.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.kind !== undefined){
+let data20 = data.kind;
+if(typeof data20 !== "string"){
+const err47 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -11515,11 +12402,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data.jsonSchema !== undefined){
-let data21 = data.jsonSchema;
-if(!(data21 && typeof data21 == "object" && !Array.isArray(data21))){
-const err48 = {instancePath:instancePath+"/jsonSchema",schemaPath:"#/properties/jsonSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
+const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema174.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -11529,11 +12413,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.description !== undefined){
-let data22 = data.description;
-if(typeof data22 === "string"){
-if(data22.length > 2000){
-const err49 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(data.jsonSchema !== undefined){
+let data21 = data.jsonSchema;
+if(!(data21 && typeof data21 == "object" && !Array.isArray(data21))){
+const err49 = {instancePath:instancePath+"/jsonSchema",schemaPath:"#/properties/jsonSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -11543,8 +12426,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-else {
-const err50 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+let data22 = data.description;
+if(typeof data22 === "string"){
+if(data22.length > 2000){
+const err50 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -11554,11 +12440,8 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data23 = data.createdAt;
-if(typeof data23 === "string"){
-if(!pattern10.test(data23)){
-const err51 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err51 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -11568,8 +12451,11 @@ vErrors.push(err51);
 errors++;
 }
 }
-else {
-const err52 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data23 = data.createdAt;
+if(typeof data23 === "string"){
+if(!pattern8.test(data23)){
+const err52 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -11579,11 +12465,8 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data.updatedAt !== undefined){
-let data24 = data.updatedAt;
-if(typeof data24 === "string"){
-if(!pattern10.test(data24)){
-const err53 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err53 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -11593,8 +12476,11 @@ vErrors.push(err53);
 errors++;
 }
 }
-else {
-const err54 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data24 = data.updatedAt;
+if(typeof data24 === "string"){
+if(!pattern8.test(data24)){
+const err54 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -11604,9 +12490,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
 else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -11615,21 +12500,33 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate75.errors = vErrors;
+}
+}
+else {
+const err56 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+validate78.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate75.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateOhlcvExport = validate85;
-const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema187 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern110 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+export const validateOhlcvExport = validate88;
+const schema192 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema198 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern118 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11796,7 +12693,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema187.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema198.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11819,7 +12716,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern110.test(data3)){
+if(!pattern118.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -11854,7 +12751,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern9.test(data4)){
+if(!pattern12.test(data4)){
 const err13 = {instancePath:instancePath+"/exchange",schemaPath:"#/properties/exchange/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9]+$"},message:"must match pattern \""+"^[a-z0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -11924,7 +12821,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data6 === "1h") || (data6 === "4h")) || (data6 === "1d")) || (data6 === "1w")) || (data6 === "1M"))){
-const err19 = {instancePath:instancePath+"/sourceTimeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/sourceTimeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11947,7 +12844,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema187.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema198.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11968,18 +12865,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate89.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate86.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate89.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema189 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema200 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12022,7 +12919,7 @@ errors++;
 if(data.from !== undefined){
 let data0 = data.from;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern8.test(data0)){
 const err3 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -12047,7 +12944,7 @@ errors++;
 if(data.to !== undefined){
 let data1 = data.to;
 if(typeof data1 === "string"){
-if(!pattern10.test(data1)){
+if(!pattern8.test(data1)){
 const err5 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -12080,17 +12977,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema192 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema203 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12173,7 +13070,7 @@ errors++;
 if(data.openTime !== undefined){
 let data0 = data.openTime;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern8.test(data0)){
 const err7 = {instancePath:instancePath+"/openTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -12343,17 +13240,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12472,7 +13369,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema181.properties, key0))){
+if(!(func1.call(schema192.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -12521,7 +13418,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!pattern6.test(data1)){
+if(!pattern9.test(data1)){
 const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -12556,7 +13453,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern7.test(data2)){
+if(!pattern10.test(data2)){
 const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -12581,7 +13478,7 @@ errors++;
 if(data.symbol !== undefined){
 let data3 = data.symbol;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern7.test(data3)){
 const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -12616,7 +13513,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12629,7 +13526,7 @@ errors++;
 if(data.asOf !== undefined){
 let data5 = data.asOf;
 if(typeof data5 === "string"){
-if(!pattern10.test(data5)){
+if(!pattern8.test(data5)){
 const err24 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -12652,14 +13549,14 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate86(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate89(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 }
 if(data.range !== undefined){
-if(!(validate88(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate91(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -12678,8 +13575,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate90(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate93(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 }
@@ -12733,7 +13630,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data11 === "dropped") || (data11 === "marked"))){
-const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema181.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema192.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -12754,21 +13651,1461 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOhlcvExportInputs = validate45;
+export const validateOhlcvExportInputs = validate48;
 
-export const validateStepEvent = validate92;
-const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateRecommendationIndex = validate95;
+const schema205 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
+const schema217 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
+const pattern133 = new RegExp("^[A-Z0-9]{2,40}$", "u");
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/recommendation_index.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate95.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.recoId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recoId"},message:"must have required property '"+"recoId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.stepId === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.flowKey === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flowKey"},message:"must have required property '"+"flowKey"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.symbolKey === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbolKey"},message:"must have required property '"+"symbolKey"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.action === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.signal_strength === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signal_strength"},message:"must have required property '"+"signal_strength"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.headline === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "headline"},message:"must have required property '"+"headline"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.provider === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.modelName === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "modelName"},message:"must have required property '"+"modelName"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data.reportIds === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reportIds"},message:"must have required property '"+"reportIds"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data.gcs_uri === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "gcs_uri"},message:"must have required property '"+"gcs_uri"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err17 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err18 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.recoId !== undefined){
+let data1 = data.recoId;
+if(typeof data1 === "string"){
+if(!pattern61.test(data1)){
+const err19 = {instancePath:instancePath+"/recoId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/recoId",schemaPath:"common.schema.json#/$defs/RecommendationId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data2.length < 1){
+const err22 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.runId !== undefined){
+let data3 = data.runId;
+if(typeof data3 === "string"){
+if(data3.length > 120){
+const err24 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(!pattern9.test(data3)){
+const err25 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.stepId !== undefined){
+let data4 = data.stepId;
+if(typeof data4 === "string"){
+if(data4.length > 200){
+const err27 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!pattern10.test(data4)){
+const err28 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.flowKey !== undefined){
+let data5 = data.flowKey;
+if(typeof data5 === "string"){
+if(data5.length > 100){
+const err30 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(!pattern28.test(data5)){
+const err31 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data6 = data.symbol;
+if(typeof data6 === "string"){
+if(!pattern7.test(data6)){
+const err33 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.symbolKey !== undefined){
+let data7 = data.symbolKey;
+if(typeof data7 === "string"){
+if(!pattern133.test(data7)){
+const err35 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data8 = data.asOf;
+if(typeof data8 === "string"){
+if(!pattern8.test(data8)){
+const err37 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.accountId !== undefined){
+let data9 = data.accountId;
+if(typeof data9 === "string"){
+if(!pattern4.test(data9)){
+const err39 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.action !== undefined){
+let data10 = data.action;
+if(typeof data10 !== "string"){
+const err41 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(!((((data10 === "BUY") || (data10 === "SELL")) || (data10 === "HOLD")) || (data10 === "REDUCE"))){
+const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema205.properties.action.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.signal_strength !== undefined){
+let data11 = data.signal_strength;
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 1 || isNaN(data11)){
+const err43 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(data11 < 0 || isNaN(data11)){
+const err44 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.headline !== undefined){
+let data12 = data.headline;
+if(typeof data12 === "string"){
+if(data12.length > 200){
+const err46 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data12.length < 1){
+const err47 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data13 = data.provider;
+if(typeof data13 !== "string"){
+const err49 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(!(((data13 === "gemini") || (data13 === "vertex")) || (data13 === "offline"))){
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema205.properties.provider.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.modelName !== undefined){
+let data14 = data.modelName;
+if(typeof data14 === "string"){
+if(data14.length > 128){
+const err51 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data14.length < 1){
+const err52 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data.reportIds !== undefined){
+let data15 = data.reportIds;
+if(Array.isArray(data15)){
+if(data15.length > 50){
+const err54 = {instancePath:instancePath+"/reportIds",schemaPath:"#/properties/reportIds/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+const len0 = data15.length;
+for(let i0=0; i0<len0; i0++){
+let data16 = data15[i0];
+if(typeof data16 === "string"){
+if(!pattern60.test(data16)){
+const err55 = {instancePath:instancePath+"/reportIds/" + i0,schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/reportIds/" + i0,schemaPath:"common.schema.json#/$defs/ReportId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/reportIds",schemaPath:"#/properties/reportIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data17 = data.createdAt;
+if(typeof data17 === "string"){
+if(!pattern8.test(data17)){
+const err58 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data.gcs_uri !== undefined){
+let data18 = data.gcs_uri;
+if(typeof data18 === "string"){
+if(!pattern27.test(data18)){
+const err60 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+validate95.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateReportIndex = validate96;
+const schema211 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/report_index.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate96.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.reportId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reportId"},message:"must have required property '"+"reportId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.stepId === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.flowKey === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flowKey"},message:"must have required property '"+"flowKey"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.symbolKey === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbolKey"},message:"must have required property '"+"symbolKey"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.provider === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.modelName === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "modelName"},message:"must have required property '"+"modelName"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.promptId === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.headline === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "headline"},message:"must have required property '"+"headline"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data.gcs_uri === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "gcs_uri"},message:"must have required property '"+"gcs_uri"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err15 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err16 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.reportId !== undefined){
+let data1 = data.reportId;
+if(typeof data1 === "string"){
+if(!pattern60.test(data1)){
+const err17 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data2.length < 1){
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.runId !== undefined){
+let data3 = data.runId;
+if(typeof data3 === "string"){
+if(data3.length > 120){
+const err22 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!pattern9.test(data3)){
+const err23 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.stepId !== undefined){
+let data4 = data.stepId;
+if(typeof data4 === "string"){
+if(data4.length > 200){
+const err25 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!pattern10.test(data4)){
+const err26 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.flowKey !== undefined){
+let data5 = data.flowKey;
+if(typeof data5 === "string"){
+if(data5.length > 100){
+const err28 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(!pattern28.test(data5)){
+const err29 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data6 = data.symbol;
+if(typeof data6 === "string"){
+if(!pattern7.test(data6)){
+const err31 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.symbolKey !== undefined){
+let data7 = data.symbolKey;
+if(typeof data7 === "string"){
+if(!pattern133.test(data7)){
+const err33 = {instancePath:instancePath+"/symbolKey",schemaPath:"#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/symbolKey",schemaPath:"#/$defs/SymbolKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data8 = data.timeframe;
+if(typeof data8 !== "string"){
+const err35 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!(((((data8 === "1h") || (data8 === "4h")) || (data8 === "1d")) || (data8 === "1w")) || (data8 === "1M"))){
+const err36 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data9 = data.asOf;
+if(typeof data9 === "string"){
+if(!pattern8.test(data9)){
+const err37 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data10 = data.provider;
+if(typeof data10 !== "string"){
+const err39 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!(((data10 === "gemini") || (data10 === "vertex")) || (data10 === "offline"))){
+const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema211.properties.provider.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.modelName !== undefined){
+let data11 = data.modelName;
+if(typeof data11 === "string"){
+if(data11.length > 128){
+const err41 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data11.length < 1){
+const err42 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.promptId !== undefined){
+let data12 = data.promptId;
+if(typeof data12 === "string"){
+if(!pattern75.test(data12)){
+const err44 = {instancePath:instancePath+"/promptId",schemaPath:"#/properties/promptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/promptId",schemaPath:"#/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.headline !== undefined){
+let data13 = data.headline;
+if(typeof data13 === "string"){
+if(data13.length > 200){
+const err46 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if(data13.length < 1){
+const err47 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.bias !== undefined){
+let data14 = data.bias;
+if(typeof data14 !== "string"){
+const err49 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(!(((data14 === "bullish") || (data14 === "bearish")) || (data14 === "sideways"))){
+const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema211.properties.bias.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.confidence !== undefined){
+let data15 = data.confidence;
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1 || isNaN(data15)){
+const err51 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data15 < 0 || isNaN(data15)){
+const err52 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/confidence",schemaPath:"#/properties/confidence/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data16 = data.createdAt;
+if(typeof data16 === "string"){
+if(!pattern8.test(data16)){
+const err54 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(data.gcs_uri !== undefined){
+let data17 = data.gcs_uri;
+if(typeof data17 === "string"){
+if(!pattern27.test(data17)){
+const err56 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+}
+else {
+const err58 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+validate96.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateStepEvent = validate97;
+const schema228 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12861,7 +15198,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern6.test(data0)){
+if(!pattern9.test(data0)){
 const err8 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -12896,7 +15233,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern7.test(data1)){
+if(!pattern10.test(data1)){
 const err11 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -12931,7 +15268,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12954,7 +15291,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((((data3 === "PENDING") || (data3 === "READY")) || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "SKIPPED")) || (data3 === "CANCELLED"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12992,7 +15329,7 @@ errors++;
 if(data.at !== undefined){
 let data5 = data.at;
 if(typeof data5 === "string"){
-if(!pattern10.test(data5)){
+if(!pattern8.test(data5)){
 const err19 = {instancePath:instancePath+"/at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -13027,7 +15364,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((((((((((((((((((((((((data6 === "FLOW_RUN_INVALID") || (data6 === "INVALID_STEP_INPUTS")) || (data6 === "STEP_CLAIM_CONFLICT")) || (data6 === "STEP_FINALIZE_CONFLICT")) || (data6 === "LLM_PROFILE_INVALID")) || (data6 === "INVALID_STRUCTURED_OUTPUT")) || (data6 === "LLM_SAFETY_BLOCK")) || (data6 === "LLM_TIMEOUT")) || (data6 === "LLM_UNAVAILABLE")) || (data6 === "MARKET_DATA_UNAVAILABLE")) || (data6 === "GCS_WRITE_FAILED")) || (data6 === "UPSTREAM_UNAVAILABLE")) || (data6 === "STEP_TIMEOUT")) || (data6 === "RUN_TIMEOUT")) || (data6 === "LEASE_EXPIRED")) || (data6 === "RETRIES_EXHAUSTED")) || (data6 === "CANCELLED")) || (data6 === "INVALID_REQUEST")) || (data6 === "UNAUTHENTICATED")) || (data6 === "NOT_FOUND")) || (data6 === "INVALID_REFERENCE")) || (data6 === "CONFLICT")) || (data6 === "QUOTA_EXCEEDED")) || (data6 === "INTERNAL_ERROR"))){
-const err22 = {instancePath:instancePath+"/errorCode",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema50.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/errorCode",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -13048,19 +15385,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate93;
-const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate98;
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13143,7 +15480,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern6.test(data0)){
+if(!pattern9.test(data0)){
 const err7 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -13178,7 +15515,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern7.test(data1)){
+if(!pattern10.test(data1)){
 const err10 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -13213,7 +15550,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema105.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema113.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13251,7 +15588,7 @@ errors++;
 if(data.dispatchedAt !== undefined){
 let data4 = data.dispatchedAt;
 if(typeof data4 === "string"){
-if(!pattern10.test(data4)){
+if(!pattern8.test(data4)){
 const err16 = {instancePath:instancePath+"/dispatchedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -13286,7 +15623,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema201.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema235.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13307,19 +15644,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate94;
-const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern125 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate99;
+const schema240 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern154 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13340,7 +15677,7 @@ errors++;
 if(data.symbol !== undefined){
 let data0 = data.symbol;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern7.test(data0)){
 const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -13365,7 +15702,7 @@ errors++;
 if(data.asOf !== undefined){
 let data1 = data.asOf;
 if(typeof data1 === "string"){
-if(!pattern10.test(data1)){
+if(!pattern8.test(data1)){
 const err3 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -13439,7 +15776,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
-const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -13492,17 +15829,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13555,7 +15892,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern21.test(data0)){
+if(!pattern28.test(data0)){
 const err4 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -13578,15 +15915,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate95(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate100(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern125.test(data2)){
+if(!pattern154.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -13644,7 +15981,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data4 === "SCHEDULER") || (data4 === "USER")) || (data4 === "SYSTEM")) || (data4 === "DEBUG_HTTP"))){
-const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema82.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema90.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13747,8 +16084,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -6,6 +6,8 @@ import {
   STEP_STATUSES,
   STEP_TYPES,
   SYMBOL_PATTERN,
+  TIMESTAMP_PATTERN,
+  ACCOUNT_ID_PATTERN,
   TIMEFRAMES,
 } from '@tda/contracts';
 import { LIST_LIMIT_MAX } from '@tda/flow-store';
@@ -14,6 +16,7 @@ import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
+import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
 import { artifactContractsPhrase, STEP_TYPE_OPENAPI_SCHEMAS } from './step-types.openapi';
 import {
   COMMON_ERRORS,
@@ -42,6 +45,8 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
         required: ['symbol'],
         properties: {
           symbol: { type: 'string', pattern: SYMBOL_PATTERN.source },
+          asOf: { type: 'string', pattern: TIMESTAMP_PATTERN.source },
+          accountId: { type: 'string', pattern: ACCOUNT_ID_PATTERN.source },
           timeframes: {
             type: 'array',
             items: { type: 'string', enum: [...TIMEFRAMES] },
@@ -164,6 +169,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...STEP_TYPE_OPENAPI_SCHEMAS,
   ...ADMIN_RECONCILE_SCHEMAS,
   ...RECOVERY_OPENAPI_SCHEMAS,
+  ...INDEX_OPENAPI_SCHEMAS,
 };
 
 /** Triggering, listing, reading and cancelling runs. */
@@ -363,6 +369,7 @@ export function buildOpenApiDocument(): Json {
       ...SERVICE_PATHS,
       ...ADMIN_RECONCILE_PATHS,
       ...RECOVERY_OPENAPI_PATHS,
+      ...INDEX_OPENAPI_PATHS,
     },
   };
 }

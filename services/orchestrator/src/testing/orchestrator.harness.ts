@@ -15,9 +15,11 @@ import {
   type SubscriptionHandle,
 } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
+import { InMemoryReportIndexStore, type ReportIndexStore } from '@tda/report-index';
 import type { IdTokenVerifier } from '@tda/service-runtime';
 import { loadOrchestratorConfig, type OrchestratorConfig } from '../config';
 import { createOrchestratorApp } from '../orchestrator.app';
+import type { MarketCoverage } from '../runs/run-preflight.service';
 import { Reconciler } from '../reconcile/reconciler.service';
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef';
@@ -58,6 +60,7 @@ export interface TestOrchestrator {
   store: FlowRunStore;
   broker: MessageBroker;
   artifacts: ArtifactStore;
+  reportIndex: ReportIndexStore;
   logs: MemoryLogger;
   clock: ManualClock;
   config: OrchestratorConfig;
@@ -71,11 +74,32 @@ export interface StartOptions {
   store?: FlowRunStore;
   broker?: MessageBroker;
   artifacts?: ArtifactStore;
+  /** Default: an empty InMemoryReportIndexStore. */
+  reportIndex?: ReportIndexStore;
   clock?: ManualClock;
   /** Default true: listen on a free port. */
   listen?: boolean;
   /** Accept Google ID tokens of one principal too (tests sign them with OidcTestIssuer). */
   adminOidcVerifier?: IdTokenVerifier;
+  /** Default: every symbol and timeframe has data up to TEST_DATA_END (anyMarketCoverage). */
+  marketData?: MarketCoverage;
+}
+
+/** Where the harness's default market data ends: the default asOf of its runs. */
+export const TEST_DATA_END = '2026-09-20T00:00:00Z';
+
+/** Coverage for any symbol and timeframe: data from 2017 up to `end` (default TEST_DATA_END). */
+export function anyMarketCoverage(end = TEST_DATA_END): MarketCoverage {
+  return {
+    coverage: (symbol, timeframe) =>
+      Promise.resolve({
+        symbol,
+        timeframe,
+        from: Date.parse('2017-08-17T00:00:00Z'),
+        to: Date.parse(end),
+        source: 'test coverage',
+      }),
+  };
 }
 
 /** A broker with the production topology at 1/100 of its durations (backoff 100 ms...). */
@@ -91,6 +115,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
   const store = options.store ?? new InMemoryFlowRunStore({ clock: clock.now });
   const broker = options.broker ?? makeTestBroker();
   const artifacts = options.artifacts ?? new InMemoryArtifactStore();
+  const reportIndex = options.reportIndex ?? new InMemoryReportIndexStore();
   const logs = createMemoryLogger({ service: 'orchestrator-test', level: 'debug' });
   const config = loadOrchestratorConfig({
     TDA_API_TOKEN: TEST_TOKEN,
@@ -101,12 +126,14 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     store,
     broker,
     artifacts,
+    reportIndex,
     logger: logs.logger,
     clock: clock.now,
     random: seededRandom(7),
     config,
     swaggerUi: false,
     drainTimeoutMs: 2_000,
+    marketData: options.marketData ?? anyMarketCoverage(),
     ...(options.adminOidcVerifier === undefined
       ? {}
       : { adminOidcVerifier: options.adminOidcVerifier }),
@@ -150,6 +177,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     store,
     broker,
     artifacts,
+    reportIndex,
     logs,
     clock,
     config,
