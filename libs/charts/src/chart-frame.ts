@@ -1,5 +1,5 @@
 import type { OhlcvCandle, Timeframe } from '@tda/contracts';
-import { formatAxisTime, formatBarTime } from './format';
+import { formatAxisTime, formatBarTime, isIntraday } from './format';
 import type { ChartSize } from './svg-rasterizer';
 
 /** What a chart is drawn from: one symbol's candles at one timeframe, ascending openTime. */
@@ -51,14 +51,18 @@ export function createChartFrame(
   };
 }
 
-/** '2020-03..2025-02' for the shown bars. */
+/**
+ * '2020-03..2025-02' for the shown bars; intraday ranges name their zone
+ * ('2026-01-05 08:00..2026-01-12 20:00 UTC'), in the chart title and the description alike.
+ */
 export function frameRangeLabel(frame: ChartFrame): string {
   const first = frame.shown[0];
   const last = frame.shown[frame.shown.length - 1];
   if (first === undefined || last === undefined) return 'no bars';
   const from = formatBarTime(first.openTime, frame.timeframe);
   const to = formatBarTime(last.openTime, frame.timeframe);
-  return from === to ? from : `${from}..${to}`;
+  const zone = isIntraday(frame.timeframe) ? ' UTC' : '';
+  return `${from === to ? from : `${from}..${to}`}${zone}`;
 }
 
 /** True when the last shown candle is the still-forming bucket (incompleteBucketPolicy 'marked'). */

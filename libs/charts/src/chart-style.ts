@@ -8,7 +8,7 @@ import type {
 } from 'echarts';
 import { CHART_FONT_FAMILY } from './chart-font';
 import type { ChartFrame } from './chart-frame';
-import { formatAxisPrice } from './format';
+import { formatAxisPrice, isIntraday, timeAxisName } from './format';
 
 /*
  * The house style shared by every template: white background, the bundled font, green-up /
@@ -28,6 +28,8 @@ export const CHART_COLORS = {
   macd: '#2563eb',
   signal: '#f59e0b',
   band: 'rgba(124, 58, 237, 0.06)',
+  /** Notes about studies the history is too short for. */
+  note: '#92400e',
 } as const;
 
 /** Room for half of the first x-axis label (a centred 2020-03-02 must not be clipped). */
@@ -36,8 +38,10 @@ export const PLOT_LEFT = 40;
 export const PLOT_RIGHT = 84;
 /** Title and legend above the first pane. */
 export const PLOT_TOP = 72;
-/** x-axis labels under the last pane. */
-export const PLOT_BOTTOM = 36;
+/** x-axis labels and the time axis name (its time zone) under the last pane. */
+export const PLOT_BOTTOM = 54;
+/** From the bottom axis line to its name, below the tick labels. */
+const TIME_AXIS_NAME_GAP = 30;
 /** Between panes: room for the pane's label. */
 export const PANE_GAP = 30;
 
@@ -74,22 +78,91 @@ export function paneLabel(text: string, box: PaneBox): TitleComponentOption {
   };
 }
 
-/** The shared category axis (one per pane; only the bottom pane shows its labels). */
+/**
+ * The shared category axis (one per pane; only the bottom pane shows its labels, and under them
+ * the axis name with the time zone: bars are labelled by their UTC open time).
+ */
 export function barAxis(
   frame: ChartFrame,
   gridIndex: number,
   showLabels: boolean,
 ): XAXisComponentOption {
+  const name: Partial<XAXisComponentOption> = showLabels
+    ? {
+        name: timeAxisName(frame.timeframe),
+        nameLocation: 'middle',
+        nameGap: TIME_AXIS_NAME_GAP,
+        nameTextStyle: { color: CHART_COLORS.muted, fontSize: 11 },
+      }
+    : {};
   return {
+    ...name,
     type: 'category',
     gridIndex,
     data: frame.axisLabels,
     boundaryGap: true,
     axisLine: { lineStyle: { color: CHART_COLORS.axis } },
     axisTick: { show: showLabels, alignWithLabel: true },
-    axisLabel: { show: showLabels, color: CHART_COLORS.muted, fontSize: 11, hideOverlap: true },
+    axisLabel: {
+      show: showLabels,
+      color: CHART_COLORS.muted,
+      fontSize: 11,
+      hideOverlap: true,
+      // An intraday date-time label is wider than twice the left margin: centred on the first
+      // bar it would be cut at the image edge, so it starts at its bar (or yields to the next).
+      ...(isIntraday(frame.timeframe) ? { alignMinLabel: 'left' as const } : {}),
+    },
     splitLine: { show: false },
   };
+}
+
+/** Average advance of a DejaVu Sans character at the note's 12 px (digits and lower case). */
+const NOTE_CHAR_WIDTH = 6.5;
+
+/**
+ * Why a pane is (partly) empty, drawn inside it: centred in a pane that one study fills (RSI,
+ * MACD), or boxed in the top-left corner of the price pane, whose candles stay drawn.
+ */
+export function paneNote(
+  notes: readonly string[],
+  box: PaneBox,
+  chartWidth: number,
+  placement: 'center' | 'corner',
+): TitleComponentOption[] {
+  if (notes.length === 0) return [];
+  const textStyle = {
+    fontSize: 12,
+    fontWeight: 'normal',
+    color: CHART_COLORS.note,
+    lineHeight: 16,
+  } as const;
+  if (placement === 'corner') {
+    // ECharts sizes the box from its own text metrics, narrower than DejaVu Sans as resvg draws
+    // it; a width from the longest line keeps the text inside its box.
+    const longest = Math.max(...notes.map((note) => note.length));
+    return [
+      {
+        text: notes.join('\n'),
+        left: PLOT_LEFT + 6,
+        top: box.top + 6,
+        padding: [4, 6],
+        backgroundColor: 'rgba(255, 255, 255, 0.9)',
+        borderColor: CHART_COLORS.split,
+        borderWidth: 1,
+        textStyle: { ...textStyle, width: Math.ceil(longest * NOTE_CHAR_WIDTH) },
+      },
+    ];
+  }
+  const center = PLOT_LEFT + (chartWidth - PLOT_LEFT - PLOT_RIGHT) / 2;
+  return [
+    {
+      text: notes.join('\n'),
+      left: Math.round(center),
+      textAlign: 'center',
+      top: Math.round(box.top + box.height / 2 - (8 * notes.length + 4)),
+      textStyle,
+    },
+  ];
 }
 
 export function valueAxis(

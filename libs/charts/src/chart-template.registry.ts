@@ -1,5 +1,6 @@
+import { mergeStudies, type ChartStudies } from './chart-studies';
 import type { ChartTemplate } from './chart-template';
-import { UnknownChartTemplateError } from './charts.errors';
+import { ChartError, UnknownChartTemplateError } from './charts.errors';
 import { defaultChartTemplate } from './templates/default.template';
 import { macdChartTemplate } from './templates/macd.template';
 import { priceEmaChartTemplate } from './templates/price-ema.template';
@@ -8,6 +9,12 @@ import { rsiChartTemplate } from './templates/rsi.template';
 /** charts_manifest ChartTemplateId / ChartKind patterns (they become object names). */
 const TEMPLATE_ID_PATTERN = /^[a-z][a-z0-9_]*_v[0-9]+$/;
 const KIND_PATTERN = /^[a-z][a-z0-9_]*$/;
+
+/** A chart request as a manifest records it. */
+export interface ChartRequestRef {
+  chartTemplateId: string;
+  params?: Record<string, unknown> | undefined;
+}
 
 /** The templates a worker can render, by id. Versioned ids: a changed look gets a new _vN. */
 export class ChartTemplateRegistry {
@@ -41,6 +48,23 @@ export class ChartTemplateRegistry {
   /** Sorted, for stable error messages and listings. */
   ids(): string[] {
     return [...this.byId.keys()].sort();
+  }
+
+  /**
+   * The studies that these chart requests (a charts manifest's `requested[]`) draw, merged; null
+   * when none of them resolves. A request this registry cannot bind (an id or params of another
+   * version) contributes nothing rather than failing the reader of an older manifest.
+   */
+  studiesOf(requests: readonly ChartRequestRef[]): ChartStudies | null {
+    const resolved: ChartStudies[] = [];
+    for (const request of requests) {
+      try {
+        resolved.push(this.get(request.chartTemplateId).bind(request.params).studies);
+      } catch (error) {
+        if (!(error instanceof ChartError)) throw error;
+      }
+    }
+    return resolved.length === 0 ? null : mergeStudies(resolved);
   }
 
   list(): ChartTemplate[] {

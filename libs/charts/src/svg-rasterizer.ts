@@ -1,7 +1,17 @@
-import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
-import * as echarts from 'echarts';
+import type { ResvgRenderOptions } from '@resvg/resvg-js';
 import type { EChartsOption } from 'echarts';
 import { CHART_FONT_FAMILY } from './chart-font';
+
+/*
+ * ECharts and resvg are loaded on the first rendering, not on import: processes that only read
+ * what a template draws (the LLM worker's offline analyst, the CLI through @tda/llm) must not pay
+ * ECharts' load time and memory at start-up. Same pattern as ccxt in libs/market-data.
+ */
+let echartsModule: Promise<typeof import('echarts')> | undefined;
+let resvgModule: Promise<typeof import('@resvg/resvg-js')> | undefined;
+const loadEcharts = (): Promise<typeof import('echarts')> => (echartsModule ??= import('echarts'));
+const loadResvg = (): Promise<typeof import('@resvg/resvg-js')> =>
+  (resvgModule ??= import('@resvg/resvg-js'));
 
 export interface ChartSize {
   width: number;
@@ -12,7 +22,8 @@ export interface ChartSize {
  * ECharts option -> SVG text, server side (no DOM, no canvas). Animation is forced off so the
  * first frame is the final one; the instance is always disposed (it holds the whole scene graph).
  */
-export function renderOptionToSvg(option: EChartsOption, size: ChartSize): string {
+export async function renderOptionToSvg(option: EChartsOption, size: ChartSize): Promise<string> {
+  const echarts = await loadEcharts();
   const chart = echarts.init(null, null, {
     renderer: 'svg',
     ssr: true,
@@ -36,6 +47,7 @@ export async function rasterizeSvg(
   fontFiles: readonly string[],
   signal?: AbortSignal,
 ): Promise<Buffer> {
+  const { renderAsync } = await loadResvg();
   const options: ResvgRenderOptions = {
     font: {
       fontFiles: [...fontFiles],

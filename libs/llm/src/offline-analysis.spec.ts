@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type AnalysisCandle, analyseCandles, emaPeriods } from './offline-analysis';
+import {
+  type AnalysisCandle,
+  analyseCandles,
+  DEFAULT_REPORT_STUDIES,
+  studiesOfManifest,
+} from './offline-analysis';
 import { formatOpenTime, formatPrice, roundPrice } from './offline-report';
 import { syntheticOhlcvExport } from './testing';
 
@@ -109,12 +114,56 @@ describe('analyseCandles', () => {
   });
 });
 
-describe('emaPeriods', () => {
-  it('uses 20/50 on long histories and shorter EMAs on short ones', () => {
-    expect(emaPeriods(104)).toEqual({ fast: 20, slow: 50 });
-    expect(emaPeriods(40)).toEqual({ fast: 9, slow: 21 });
-    expect(emaPeriods(20)).toEqual({ fast: 9, slow: null });
-    expect(emaPeriods(6)).toEqual({ fast: null, slow: null });
+describe("the studies the analysis computes: the charts' (one source of truth)", () => {
+  it('defaults to the report chart (ctpl_default_v1): EMA 20/50, Bollinger(20,2), RSI(14), MACD(12,26,9)', () => {
+    expect(DEFAULT_REPORT_STUDIES).toEqual({
+      emaPeriods: [20, 50],
+      bollinger: { period: 20, multiplier: 2 },
+      rsi: { period: 14, overbought: 70, oversold: 30 },
+      macd: { fast: 12, slow: 26, signal: 9 },
+    });
+  });
+
+  it("keeps the chart's EMAs on a short history (40 bars: EMA 20, no EMA 50; never 9/21)", () => {
+    const analysis = analyseCandles(candles(0.01, 40));
+    expect(analysis.emas.map((e) => e.period)).toEqual([20]);
+    expect(analysis.emaFast?.period).toBe(20);
+    expect(analysis.emaSlow).toBeNull();
+    expect(analysis.shortfalls).toEqual([{ study: 'EMA(50)', needed: 50, available: 40 }]);
+    expect(analysis.bollinger).not.toBeNull();
+  });
+
+  it("reads the studies of a manifest's requests, with their params", () => {
+    const manifest = {
+      requested: [
+        {
+          chartTemplateId: 'ctpl_price_ema_v1',
+          kind: 'candlestick',
+          params: { emaPeriods: [9, 21] },
+        },
+        { chartTemplateId: 'ctpl_rsi_v1', kind: 'rsi', params: { period: 7 } },
+      ],
+    };
+    const studies = studiesOfManifest(manifest);
+    expect(studies).toEqual({
+      emaPeriods: [9, 21],
+      rsi: { period: 7, overbought: 70, oversold: 30 },
+    });
+    const analysis = analyseCandles(candles(0.01, 80), studies);
+    expect(analysis.emas.map((e) => e.period)).toEqual([9, 21]);
+    expect([analysis.macd, analysis.bollinger]).toEqual([null, null]);
+    expect(analysis.rsi).not.toBeNull();
+    // Nothing this version knows (or no manifest): the report chart's studies.
+    expect(studiesOfManifest({ requested: [{ chartTemplateId: 'ctpl_next_v7' }] })).toEqual(
+      DEFAULT_REPORT_STUDIES,
+    );
+    expect(studiesOfManifest(undefined)).toEqual(DEFAULT_REPORT_STUDIES);
+  });
+
+  it('measures an EMA slope over the bars it has right after its warm-up', () => {
+    const analysis = analyseCandles(candles(0.01, 22));
+    expect(analysis.emaFast).toMatchObject({ period: 20, slopeBars: 2 });
+    expect(analyseCandles(candles(0.01, 20)).emaFast).toMatchObject({ slopeBars: 0, change: 0 });
   });
 });
 

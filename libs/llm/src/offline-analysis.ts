@@ -1,9 +1,23 @@
-import { EMA, MACD, RSI } from 'trading-signals';
+import {
+  bollingerSeries,
+  createDefaultChartTemplateRegistry,
+  DEFAULT_TEMPLATE_ID,
+  emaSeries,
+  lastValue,
+  macdSeries,
+  rsiSeries,
+  studyShortfalls,
+  type ChartStudies,
+  type StudyShortfall,
+} from '@tda/charts';
 
 /**
- * The numbers behind the offline analyst's report: trend (EMA fast/slow, slope, close vs EMAs),
- * momentum (RSI 14, MACD 12/26/9), volatility (ATR 14, stdev of returns), support/resistance
- * (swing pivots clustered by distance, plus the EMAs as dynamic levels). Pure and
+ * The numbers behind the offline analyst's report: trend (the chart's EMAs, slope, close vs EMAs),
+ * momentum (the chart's RSI and MACD), Bollinger bands when the chart draws them, volatility
+ * (ATR 14, stdev of returns), support/resistance (swing pivots clustered by distance, plus the
+ * EMAs as dynamic levels). The indicators are the studies of the charts of the run (libs/charts
+ * template studies, the same maths as the images), never a set of its own: a report that cites
+ * EMA 9/21 under a chart that draws EMA 20/50 cannot be checked against the chart. Pure and
  * deterministic; indicators are computed on complete candles only (a still-forming last candle
  * is reported separately, never treated as confirmed).
  */
@@ -23,10 +37,18 @@ export type TrendStrength = 'weak' | 'moderate' | 'strong';
 export interface EmaReading {
   period: number;
   value: number;
-  /** % change of the EMA over the last `SLOPE_BARS` bars. */
+  /** Bars the slope is measured over: SLOPE_BARS, fewer right after the warm-up (0: no slope). */
+  slopeBars: number;
+  /** % change of the EMA over the last `slopeBars` bars. */
   slopePct: number;
-  /** Absolute change of the EMA over the last `SLOPE_BARS` bars. */
+  /** Absolute change of the EMA over the last `slopeBars` bars. */
   change: number;
+}
+
+export interface BollingerReading {
+  upper: number;
+  middle: number;
+  lower: number;
 }
 
 export type LevelOrigin = 'swing_high' | 'swing_low' | 'period_high' | 'period_low' | 'ema';
@@ -53,11 +75,20 @@ export interface MarketAnalysis {
   changePct: number;
   /** % change over the last min(10, n-1) candles. */
   recentChangePct: number;
+  /** The studies computed: the charts' (see studiesOfManifest). */
+  studies: ChartStudies;
+  /** One reading per EMA period of the studies that the history carries, in period order. */
+  emas: EmaReading[];
+  /** The fastest EMA reading; null without one. */
   emaFast: EmaReading | null;
+  /** The slowest EMA of two or more, when the history carries it; else null. */
   emaSlow: EmaReading | null;
   trend: { direction: TrendDirection; strength: TrendStrength; score: number };
   rsi: number | null;
   macd: { macd: number; signal: number; histogram: number } | null;
+  bollinger: BollingerReading | null;
+  /** The studies the complete candles are too few for (`available` = complete candles). */
+  shortfalls: StudyShortfall[];
   atr: { value: number; pct: number } | null;
   returnsStdevPct: number | null;
   supports: PriceLevel[];
@@ -67,46 +98,62 @@ export interface MarketAnalysis {
 export const SLOPE_BARS = 5;
 const MAX_LEVELS = 3;
 
-function emaSeries(closes: readonly number[], period: number): (number | null)[] {
-  const ema = new EMA(period);
-  return closes.map((close) => {
-    const value = ema.add(close);
-    return ema.isStable ? value : null;
-  });
+const TEMPLATES = createDefaultChartTemplateRegistry();
+
+/** What the report flows draw (ctpl_default_v1 without params): EMA 20/50, Bollinger(20,2), RSI(14), MACD(12,26,9). */
+export const DEFAULT_REPORT_STUDIES: ChartStudies =
+  TEMPLATES.get(DEFAULT_TEMPLATE_ID).bind().studies;
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
-function emaReading(closes: readonly number[], period: number | null): EmaReading | null {
-  if (period === null || closes.length < period + SLOPE_BARS) return null;
+/**
+ * The studies the charts of a charts manifest draw: its `requested[]` templates with their params
+ * (the manifest the LLM step reads), merged. A manifest without a chart this version knows falls
+ * back to the default report chart's studies.
+ */
+export function studiesOfManifest(manifest: unknown): ChartStudies {
+  const requested = asRecord(manifest)?.['requested'];
+  const requests = (Array.isArray(requested) ? requested : []).flatMap((entry) => {
+    const request = asRecord(entry);
+    const id = request?.['chartTemplateId'];
+    if (typeof id !== 'string') return [];
+    return [{ chartTemplateId: id, params: asRecord(request?.['params']) }];
+  });
+  return TEMPLATES.studiesOf(requests) ?? DEFAULT_REPORT_STUDIES;
+}
+
+function emaReading(closes: readonly number[], period: number): EmaReading | null {
   const series = emaSeries(closes, period);
   const value = series[series.length - 1];
-  const before = series[series.length - 1 - SLOPE_BARS];
-  if (value === null || value === undefined || before === null || before === undefined) return null;
-  return { period, value, slopePct: ((value - before) / before) * 100, change: value - before };
+  if (value === null || value === undefined) return null;
+  const stable = series.filter((v) => v !== null).length;
+  const slopeBars = Math.min(SLOPE_BARS, stable - 1);
+  const before = series[series.length - 1 - slopeBars] ?? value;
+  return {
+    period,
+    value,
+    slopeBars,
+    slopePct: ((value - before) / before) * 100,
+    change: value - before,
+  };
 }
 
-/** EMA periods that the history can carry: 20/50 normally, shorter on short histories. */
-export function emaPeriods(count: number): { fast: number | null; slow: number | null } {
-  if (count >= 60) return { fast: 20, slow: 50 };
-  if (count >= 30) return { fast: 9, slow: 21 };
-  if (count >= 15) return { fast: 9, slow: null };
-  return { fast: null, slow: null };
+function lastMacd(closes: readonly number[], studies: ChartStudies): MarketAnalysis['macd'] {
+  const settings = studies.macd;
+  if (settings === undefined) return null;
+  const last = lastValue(macdSeries(closes, settings.fast, settings.slow, settings.signal));
+  if (last === null || last.signal === null || last.histogram === null) return null;
+  return { macd: last.macd, signal: last.signal, histogram: last.histogram };
 }
 
-function lastRsi(closes: readonly number[], period = 14): number | null {
-  if (closes.length <= period) return null;
-  const rsi = new RSI(period);
-  let value: number | null = null;
-  for (const close of closes) value = rsi.add(close);
-  return value;
-}
-
-function lastMacd(closes: readonly number[]): MarketAnalysis['macd'] {
-  if (closes.length < 26 + 9) return null;
-  const macd = new MACD(new EMA(12), new EMA(26), new EMA(9));
-  let value: { macd: number; signal: number; histogram: number } | null = null;
-  for (const close of closes) value = macd.add(close);
-  if (value === null || !macd.signal.isStable) return null;
-  return { macd: value.macd, signal: value.signal, histogram: value.histogram };
+function lastBollinger(closes: readonly number[], studies: ChartStudies): BollingerReading | null {
+  const settings = studies.bollinger;
+  if (settings === undefined) return null;
+  return lastValue(bollingerSeries(closes, settings.period, settings.multiplier));
 }
 
 /** Wilder's ATR. */
@@ -213,8 +260,13 @@ function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
+/**
+ * Analyses the candles with the given studies (default: the report chart's, DEFAULT_REPORT_STUDIES;
+ * pass studiesOfManifest(manifest) to follow the charts of a run).
+ */
 export function analyseCandles(
   all: readonly (AnalysisCandle & { complete?: boolean })[],
+  studies: ChartStudies = DEFAULT_REPORT_STUDIES,
 ): MarketAnalysis {
   const lastRaw = all[all.length - 1];
   const forming = lastRaw !== undefined && lastRaw.complete === false ? lastRaw : undefined;
@@ -244,9 +296,14 @@ export function analyseCandles(
   const recentBase = candles[Math.max(0, n - 1 - 10)] ?? first;
   const recentChangePct = ((last.close - recentBase.close) / recentBase.close) * 100;
 
-  const periods = emaPeriods(n);
-  const emaFast = emaReading(closes, periods.fast);
-  const emaSlow = emaReading(closes, periods.slow);
+  // The chart's EMAs, fastest first; the trend reads the fastest against the slowest.
+  const periods = [...new Set(studies.emaPeriods)].sort((a, b) => a - b);
+  const emas = periods
+    .map((period) => emaReading(closes, period))
+    .filter((e): e is EmaReading => e !== null);
+  const emaFast = emas[0] ?? null;
+  const slowest = periods.length >= 2 ? periods[periods.length - 1] : undefined;
+  const emaSlow = emas.find((e) => e.period === slowest) ?? null;
 
   const atrValue = lastAtr(candles);
   const atr = atrValue === null ? null : { value: atrValue, pct: (atrValue / last.close) * 100 };
@@ -316,9 +373,12 @@ export function analyseCandles(
     index: n,
   });
   lows.push({ price: periodLow.price, origin: 'period_low', label: periodLow.openTime, index: n });
-  const emaCandidates: Candidate[] = [emaFast, emaSlow]
-    .filter((e): e is EmaReading => e !== null)
-    .map((e) => ({ price: e.value, origin: 'ema', label: `EMA(${e.period})`, index: -1 }));
+  const emaCandidates: Candidate[] = emas.map((e) => ({
+    price: e.value,
+    origin: 'ema',
+    label: `EMA(${e.period})`,
+    index: -1,
+  }));
   const below = [...lows, ...highs, ...emaCandidates].filter((c) => c.price < last.close);
   const above = [...highs, ...lows, ...emaCandidates].filter((c) => c.price > last.close);
   const supports = cluster(below, tolerance)
@@ -336,11 +396,15 @@ export function analyseCandles(
     periodLow,
     changePct: round(changePct, 2),
     recentChangePct: round(recentChangePct, 2),
+    studies,
+    emas,
     emaFast,
     emaSlow,
     trend: { direction, strength, score },
-    rsi: lastRsi(closes),
-    macd: lastMacd(closes),
+    rsi: studies.rsi === undefined ? null : lastValue(rsiSeries(closes, studies.rsi.period)),
+    macd: lastMacd(closes, studies),
+    bollinger: lastBollinger(closes, studies),
+    shortfalls: studyShortfalls(studies, n),
     atr,
     returnsStdevPct: returnsStdevPct(closes),
     supports,

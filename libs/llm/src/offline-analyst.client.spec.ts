@@ -43,6 +43,7 @@ async function request(
     policy?: IncompleteBucketPolicy;
     previousReports?: unknown[];
     responseJsonSchema?: Record<string, unknown>;
+    asOf?: string;
   } = {},
 ): Promise<LlmRequest> {
   const series = await source.fetchCandles({
@@ -50,6 +51,8 @@ async function request(
     timeframe,
     limit,
     incompleteBucketPolicy: options.policy ?? 'dropped',
+    // The February 2022 picture these tests read (the Binance daily history covers it).
+    asOf: Date.parse(options.asOf ?? '2022-03-01T06:00:00Z'),
   });
   const ohlcv = ohlcvExportFromSeries(series);
   return {
@@ -139,11 +142,12 @@ describe('OfflineAnalystClient on real candles', () => {
         expect(level.price).toBeGreaterThan(lastClose);
       const supports = output.details.keyLevels.support.map((l) => l.price);
       expect(supports).toEqual([...supports].sort((a, b) => b - a));
+      // Exactly the studies of the manifest's charts: ctpl_price_ema_v1 (EMA 20/50, no bands)
+      // and ctpl_rsi_v1 (RSI 14); no MACD chart, so no MACD. ATR(14) sizes the levels.
       expect(output.details.indicators.map((i) => i.name)).toEqual([
         'EMA(20)',
         'EMA(50)',
         'RSI(14)',
-        'MACD(12,26,9)',
         'ATR(14)',
       ]);
       expect(output.details.confidence).toBeGreaterThan(0);
@@ -155,7 +159,7 @@ describe('OfflineAnalystClient on real candles', () => {
     const { output } = await report(await request('BTC-USDT', '1w', 104));
     expect(output.details.trend.direction).toBe('bearish');
     expect(output.details.outlook).toMatchObject({ bias: 'bearish', horizon: 'next 2-6 weeks' });
-    expect(output.summary.markdown).toContain('closed at **37,710**');
+    expect(output.summary.markdown).toContain('closed at **37,699**');
   });
 
   it('is deterministic: the same request gives the same bytes, also for the repair attempt', async () => {
@@ -191,7 +195,11 @@ describe('OfflineAnalystClient on real candles', () => {
   });
 
   it('mentions a still-forming last candle and keeps it out of the indicators', async () => {
-    const marked = await request('BTC-USDT', '1M', 61, { policy: 'marked' });
+    // One whole day of March 2022 has ended: the March candle is forming.
+    const marked = await request('BTC-USDT', '1M', 61, {
+      policy: 'marked',
+      asOf: '2022-03-02T00:00:00Z',
+    });
     const candles = (marked.context?.ohlcv as { candles: { complete?: boolean }[] }).candles;
     expect(candles[candles.length - 1]?.complete).toBe(false);
     const { output } = await report(marked);
@@ -199,12 +207,17 @@ describe('OfflineAnalystClient on real candles', () => {
     expect(output.details.risks[0]).toMatch(
       /^The last monthly candle \(opened 2022-03\) is still forming/,
     );
-    const dropped = await report(await request('BTC-USDT', '1M', 60));
+    const dropped = await report(
+      await request('BTC-USDT', '1M', 60, { asOf: '2022-03-02T00:00:00Z' }),
+    );
     expect(output.details.indicators).toEqual(dropped.output.details.indicators);
   });
 
   it('handles a short history (ETH-USDT 1M): weak trend from price change, still schema-valid', async () => {
-    const { output } = await report(await request('ETH-USDT', '1M', 60));
+    // ETH-USDT trades on Binance from 2017-08: ten months of history by June 2018.
+    const { output } = await report(
+      await request('ETH-USDT', '1M', 60, { asOf: '2018-06-01T00:00:00Z' }),
+    );
     expect(output.details.trend.strength).toBe('weak');
     expect(output.details.indicators[0]?.name).toMatch(/^Change over \d+ candles$/);
     expect(output.details.risks.some((r) => r.startsWith('Only '))).toBe(true);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { validate } from '@tda/contracts';
 import { LlmCallError, type LlmClient, type LlmRequest, type LlmResponse } from './llm-client.port';
-import { analyseCandles } from './offline-analysis';
+import { analyseCandles, studiesOfManifest } from './offline-analysis';
 import { buildOfflineReport, type HigherTimeframeView } from './offline-report';
 
 export const OFFLINE_MODEL_VERSION = 'offline-analyst-v1';
@@ -106,7 +106,8 @@ export class OfflineAnalystClient implements LlmClient {
     const report = buildOfflineReport({
       symbol: context.symbol,
       timeframe,
-      analysis: analyseCandles(ohlcv.value.candles),
+      // The indicators of the run's charts (manifest requests and params), none of its own.
+      analysis: analyseCandles(ohlcv.value.candles, studiesOfManifest(context.chartsManifest)),
       charts: chartsOf(context.chartsManifest),
       higherTimeframes,
     });

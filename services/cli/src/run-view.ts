@@ -1,4 +1,5 @@
 import type { FlowRun, FlowStep } from '@tda/contracts';
+import { RunGraphInvalidError, reusedFromOf, topologicalOrder } from '@tda/flow-engine';
 
 const TERMINAL_RUN = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
@@ -28,11 +29,35 @@ function seconds(from: string | undefined, to: string | undefined, now: Date): s
 }
 
 /**
- * A terminal view of a run: header with status and a progress bar, one line per step (in
- * dependency-then-name order as stored: lexicographic), the step error when failed.
+ * The steps in DAG order: every step after its dependencies, ties by stepId (flow-engine
+ * topologicalOrder, the order `tda report` uses). A run document whose graph is broken (a cycle,
+ * an unknown dependency) is still shown, in stepId order: the view must not hide it.
+ */
+export function stepsInDagOrder(run: FlowRun): string[] {
+  try {
+    return topologicalOrder(run.steps);
+  } catch (error) {
+    if (error instanceof RunGraphInvalidError) return Object.keys(run.steps).sort();
+    throw error;
+  }
+}
+
+/**
+ * A step's time column: its duration, or "reused" for a step a rerun copied from an earlier run
+ * (outputs.execution.reusedFrom): its timing is the source run's, and this run's finishedAt is
+ * the rerun's creation, so any duration would be made up.
+ */
+function stepTiming(step: FlowStep, now: Date): string {
+  if (reusedFromOf(step) !== undefined) return 'reused';
+  return seconds(step.outputs.execution?.timing?.startedAt, step.finishedAt, now);
+}
+
+/**
+ * A terminal view of a run: header with status and a progress bar, one line per step in DAG
+ * order, the step error when failed.
  */
 export function renderRun(run: FlowRun, now: Date = new Date()): string[] {
-  const ids = Object.keys(run.steps).sort();
+  const ids = stepsInDagOrder(run);
   const steps = ids.map((id) => [id, run.steps[id]] as const);
   const finished = steps.filter(([, s]) =>
     ['SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED'].includes(s?.status ?? ''),
@@ -44,10 +69,9 @@ export function renderRun(run: FlowRun, now: Date = new Date()): string[] {
   ];
   for (const [id, step] of steps) {
     if (step === undefined) continue;
-    const timing = seconds(step.outputs.execution?.timing?.startedAt, step.finishedAt, now);
     const attempt = step.attempt > 1 ? ` attempt ${step.attempt}` : '';
     lines.push(
-      `  ${ICONS[step.status]} ${id.padEnd(width)}  ${step.status.padEnd(9)} ${timing}${attempt}`,
+      `  ${ICONS[step.status]} ${id.padEnd(width)}  ${step.status.padEnd(9)} ${stepTiming(step, now)}${attempt}`,
     );
     if (step.error !== undefined && step.status !== 'CANCELLED') {
       lines.push(`      ${step.error.code}: ${step.error.message}`);
@@ -57,10 +81,10 @@ export function renderRun(run: FlowRun, now: Date = new Date()): string[] {
   return lines;
 }
 
-/** gs:// URIs of every artifact a run produced (primary outputs and manifests), by step. */
+/** gs:// URIs of every artifact a run produced (primary outputs and manifests), by step in DAG order. */
 export function artifactUris(run: FlowRun): { stepId: string; uri: string }[] {
   const uris: { stepId: string; uri: string }[] = [];
-  for (const id of Object.keys(run.steps).sort()) {
+  for (const id of stepsInDagOrder(run)) {
     const outputs = run.steps[id]?.outputs;
     if (outputs?.gcs_uri !== undefined) uris.push({ stepId: id, uri: outputs.gcs_uri });
   }

@@ -282,6 +282,26 @@ describe('ChartExportHandler: flow 1 default request', () => {
   });
 });
 
+describe('ChartExportHandler: a history too short for some studies', () => {
+  it('says in the manifest which studies the chart could not draw, and why', async () => {
+    const candles = weeklyCandles().slice(-9);
+    const export9 = ohlcvExport(runWithChartsReady().run, candles);
+    const s = await setup({ artifact: Buffer.from(JSON.stringify(export9)) });
+    const manifest = manifestOf(await run(handler, s));
+    expect(manifest.status).toBe('SUCCEEDED');
+    const description = manifest.items[0]?.description ?? '';
+    for (const note of [
+      'EMA(20) needs 20 bars, 9 available',
+      'EMA(50) needs 50 bars, 9 available',
+      'Bollinger(20,2) needs 20 bars, 9 available',
+      'RSI(14) needs 15 bars, 9 available',
+      'MACD(12,26,9) needs 34 bars, 9 available',
+    ]) {
+      expect(description).toContain(note);
+    }
+  });
+});
+
 describe('ChartExportHandler: partial success (seed 000 minImages)', () => {
   const requests = [
     { chartTemplateId: 'ctpl_rsi_v1', kind: 'rsi', params: { ...SMALL, period: 14 } },

@@ -2,14 +2,9 @@ import type { BarSeriesOption, LineSeriesOption } from 'echarts';
 import type { ChartFrame } from '../chart-frame';
 import { CHART_COLORS } from '../chart-style';
 import { formatBarTime, formatFixed, formatPrice } from '../format';
+import { macdBarsNeeded, macdName, shortfallNote, type MacdSettings } from '../chart-studies';
 import { macdSeries } from '../indicators';
 import { toChartValues, type PaneAxes, type StudyResult } from './study';
-
-export interface MacdSettings {
-  fast: number;
-  slow: number;
-  signal: number;
-}
 
 /** MACD reads in price units; two decimals matter only for cheap assets. */
 function formatMacd(value: number): string {
@@ -57,12 +52,16 @@ export function macdStudy(frame: ChartFrame, settings: MacdSettings, axes: PaneA
       CHART_COLORS.signal,
     ),
   ];
-  const label = `MACD(${settings.fast},${settings.slow},${settings.signal})`;
+  const label = macdName(settings);
   const lastIndex = points.length - 1;
   const last = points[lastIndex];
   if (last === undefined || last === null || last.signal === null || last.histogram === null) {
-    const needed = settings.slow + settings.signal - 1;
-    return { series, legend: ['MACD', 'Signal'], facts: [`${label} n/a (under ${needed} bars)`] };
+    const note = shortfallNote({
+      study: label,
+      needed: macdBarsNeeded(settings),
+      available: frame.all.length,
+    });
+    return { series, legend: ['MACD', 'Signal'], facts: [note], notes: [note] };
   }
   const positive = last.histogram >= 0;
   let streak = 0;
@@ -84,6 +83,7 @@ export function macdStudy(frame: ChartFrame, settings: MacdSettings, axes: PaneA
   return {
     series,
     legend: ['MACD', 'Signal'],
+    notes: [],
     facts: [
       `${label} ${formatMacd(last.macd)} ${last.macd >= last.signal ? 'above' : 'below'} signal ${formatMacd(last.signal)}, histogram ${positive ? 'positive' : 'negative'} for ${streak} bar${streak === 1 ? '' : 's'}${cross}`,
     ],

@@ -2,13 +2,16 @@ import type { CandlestickSeriesOption, LineSeriesOption, YAXisComponentOption } 
 import type { ChartFrame } from '../chart-frame';
 import { CHART_COLORS, valueAxis } from '../chart-style';
 import { formatAxisPrice, formatBarTime, formatPercent, formatPrice } from '../format';
+import {
+  bollingerBarsNeeded,
+  bollingerName,
+  emaBarsNeeded,
+  emaName,
+  shortfallNote,
+  type BollingerSettings,
+} from '../chart-studies';
 import { bollingerSeries, emaSeries, lastValue, type BollingerPoint } from '../indicators';
 import { toChartValues, type PaneAxes, type StudyResult } from './study';
-
-export interface BollingerSettings {
-  period: number;
-  multiplier: number;
-}
 
 export type PriceScale = 'linear' | 'log';
 export type PriceScaleParam = PriceScale | 'auto';
@@ -37,6 +40,12 @@ export function resolvePriceScale(frame: ChartFrame, param: PriceScaleParam): Pr
   if (param !== 'auto') return param;
   const { low, high } = shownExtent(frame);
   return low > 0 && high / low >= AUTO_LOG_RATIO ? 'log' : 'linear';
+}
+
+/** The log price axis range: the candles' extent with 10% room, 3 significant digits. */
+export function logAxisRange(frame: ChartFrame): { min: number; max: number } {
+  const { low, high } = shownExtent(frame);
+  return { min: Number((low * 0.9).toPrecision(3)), max: Number((high * 1.1).toPrecision(3)) };
 }
 
 /** 1, 2, 2.5 or 5 times a power of ten, at least `raw`. */
@@ -74,8 +83,7 @@ export function priceAxis(
   const { low, high } = shownExtent(frame);
   if (!Number.isFinite(low) || !Number.isFinite(high)) return valueAxis(gridIndex);
   if (scale === 'log') {
-    const min = Number((low * 0.9).toPrecision(3));
-    const max = Number((high * 1.1).toPrecision(3));
+    const { min, max } = logAxisRange(frame);
     // ECharts puts log ticks only on powers of ten (two labels for 900..69,000); 1-2-5 steps read
     // like a trading terminal's log axis.
     const ticks = logTicks(min, max);
@@ -144,23 +152,41 @@ function candleSeries(frame: ChartFrame, axes: PaneAxes): CandlestickSeriesOptio
   };
 }
 
+/*
+ * On a log axis an overlay below the axis floor (a lower Bollinger band after a 10x rally, which
+ * can go below zero) is drawn at a tenth of the floor: the line leaves the pane at its bottom edge
+ * and is clipped there (series clip to their grid), then comes back where the value does. Leaving
+ * a gap instead made the band stop in mid-air and reappear from nowhere; a value <= 0 has no
+ * place on a log axis at all, and a tiny positive one sent the path far off the image. The axis
+ * stays fitted to the candles: switching the pane to linear would flatten the early bars of the
+ * rally into a line to make room for an overlay, which is the wrong trade for a price chart.
+ */
+const LOG_CLIP_FACTOR = 0.1;
+
+function drawableValues(
+  values: readonly (number | null)[],
+  logFloor: number | undefined,
+): (number | null)[] {
+  if (logFloor === undefined) return [...values];
+  return values.map((v) => (v === null ? null : v < logFloor ? logFloor * LOG_CLIP_FACTOR : v));
+}
+
 function lineSeries(
   name: string,
   values: readonly (number | null)[],
   color: string,
   axes: PaneAxes,
-  scale: PriceScale,
+  logFloor: number | undefined,
   dashed = false,
 ): LineSeriesOption {
-  // A log axis cannot place values <= 0 (a lower band after a crash): leave a gap instead.
-  const drawable = scale === 'log' ? values.map((v) => (v !== null && v > 0 ? v : null)) : values;
   return {
     type: 'line',
     name,
     ...axes,
-    data: toChartValues(drawable),
+    data: toChartValues(drawableValues(values, logFloor)),
     showSymbol: false,
     connectNulls: false,
+    clip: true,
     lineStyle: { width: 1.5, color, type: dashed ? 'dashed' : 'solid' },
     itemStyle: { color },
   };
@@ -188,65 +214,109 @@ function priceFacts(frame: ChartFrame): string[] {
   ];
 }
 
-function emaFact(close: number, readings: { period: number; value: number | null }[]): string {
-  const parts = readings.map(({ period, value }) =>
-    value === null
-      ? `EMA${period} n/a (under ${period} bars)`
-      : `${close >= value ? 'above' : 'below'} EMA${period} (${formatPrice(value)})`,
+/** 'close above EMA20 (37,872), above EMA50 (24,601)' over the EMAs that have a reading. */
+function emaFact(close: number, readings: readonly { period: number; value: number }[]): string {
+  const parts = readings.map(
+    ({ period, value }) =>
+      `${close >= value ? 'above' : 'below'} EMA${period} (${formatPrice(value)})`,
   );
   return `close ${parts.join(', ')}`;
+}
+
+/** 'Bollinger(20,2) 4,938-69,301, ...'; a band below zero is spelled out (a '-' would read as a range). */
+function bollingerFact(
+  settings: BollingerSettings,
+  reading: BollingerPoint,
+  close: number,
+  logFloor: number | undefined,
+): string {
+  const span = reading.upper - reading.lower;
+  const width = span / reading.middle;
+  const position = span === 0 ? 0.5 : (close - reading.lower) / span;
+  const range =
+    reading.lower < 0
+      ? `lower ${formatPrice(reading.lower)} (below zero), upper ${formatPrice(reading.upper)}`
+      : `${formatPrice(reading.lower)}-${formatPrice(reading.upper)}`;
+  // Below zero says it all; a positive band under the log axis floor is drawn cut at the edge.
+  const clipped =
+    logFloor !== undefined && reading.lower >= 0 && reading.lower < logFloor
+      ? ' (lower band under the axis)'
+      : '';
+  return `${bollingerName(settings)} ${range}${clipped}, width ${(width * 100).toFixed(1)}%, close at ${(position * 100).toFixed(0)}% of the band`;
+}
+
+function bollingerBands(
+  frame: ChartFrame,
+  bb: BollingerSettings,
+  axes: PaneAxes,
+  logFloor: number | undefined,
+): { series: LineSeriesOption[]; fact: string; note: string | undefined } {
+  const bands = frame.window(bollingerSeries(frame.allCloses, bb.period, bb.multiplier));
+  const name = `BB ${bb.period},${bb.multiplier}`;
+  const band = (pick: (b: BollingerPoint) => number, dashed: boolean): LineSeriesOption =>
+    lineSeries(
+      name,
+      bands.map((b) => (b === null ? null : pick(b))),
+      CHART_COLORS.bollinger,
+      axes,
+      logFloor,
+      dashed,
+    );
+  const series = [
+    band((b) => b.upper, true),
+    band((b) => b.middle, false),
+    band((b) => b.lower, true),
+  ];
+  const reading = lastValue(bands);
+  const lastClose = frame.shown[frame.shown.length - 1]?.close;
+  if (reading === null || lastClose === undefined) {
+    const note = shortfallNote({
+      study: bollingerName(bb),
+      needed: bollingerBarsNeeded(bb),
+      available: frame.all.length,
+    });
+    return { series, fact: note, note };
+  }
+  return { series, fact: bollingerFact(bb, reading, lastClose, logFloor), note: undefined };
 }
 
 /** Candles, EMAs and optionally Bollinger bands over the price pane. */
 export function priceStudy(frame: ChartFrame, options: PriceStudyOptions): StudyResult {
   const axes: PaneAxes = { xAxisIndex: options.xAxisIndex, yAxisIndex: options.yAxisIndex };
+  const logFloor = options.scale === 'log' ? logAxisRange(frame).min : undefined;
   const series: StudyResult['series'] = [candleSeries(frame, axes)];
   const legend: string[] = [];
   const facts = priceFacts(frame);
+  const notes: string[] = [];
   const lastClose = frame.shown[frame.shown.length - 1]?.close;
+  const available = frame.all.length;
 
-  const emaReadings = options.emaPeriods.map((period, index) => {
+  const emaReadings: { period: number; value: number }[] = [];
+  const emaNotes: string[] = [];
+  options.emaPeriods.forEach((period, index) => {
     const values = emaSeries(frame.allCloses, period);
     const name = `EMA ${period}`;
     const color = CHART_COLORS.ema[index % CHART_COLORS.ema.length] ?? CHART_COLORS.muted;
-    series.push(lineSeries(name, frame.window(values), color, axes, options.scale));
+    series.push(lineSeries(name, frame.window(values), color, axes, logFloor));
     legend.push(name);
-    return { period, value: lastValue(frame.window(values)) };
+    const value = lastValue(frame.window(values));
+    if (value !== null) emaReadings.push({ period, value });
+    else
+      emaNotes.push(
+        shortfallNote({ study: emaName(period), needed: emaBarsNeeded(period), available }),
+      );
   });
   if (lastClose !== undefined && emaReadings.length > 0)
     facts.push(emaFact(lastClose, emaReadings));
+  facts.push(...emaNotes);
+  notes.push(...emaNotes);
 
-  const bb = options.bollinger;
-  if (bb !== undefined) {
-    const bands = frame.window(bollingerSeries(frame.allCloses, bb.period, bb.multiplier));
-    const name = `BB ${bb.period},${bb.multiplier}`;
-    const band = (pick: (b: BollingerPoint) => number, dashed: boolean): LineSeriesOption =>
-      lineSeries(
-        name,
-        bands.map((b) => (b === null ? null : pick(b))),
-        CHART_COLORS.bollinger,
-        axes,
-        options.scale,
-        dashed,
-      );
-    series.push(
-      band((b) => b.upper, true),
-      band((b) => b.middle, false),
-      band((b) => b.lower, true),
-    );
-    legend.push(name);
-    const reading = lastValue(bands);
-    const label = `Bollinger(${bb.period},${bb.multiplier})`;
-    if (reading === null || lastClose === undefined) {
-      facts.push(`${label} n/a (under ${bb.period} bars)`);
-    } else {
-      const width = (reading.upper - reading.lower) / reading.middle;
-      const span = reading.upper - reading.lower;
-      const position = span === 0 ? 0.5 : (lastClose - reading.lower) / span;
-      facts.push(
-        `${label} ${formatPrice(reading.lower)}-${formatPrice(reading.upper)}, width ${(width * 100).toFixed(1)}%, close at ${(position * 100).toFixed(0)}% of the band`,
-      );
-    }
+  if (options.bollinger !== undefined) {
+    const bands = bollingerBands(frame, options.bollinger, axes, logFloor);
+    series.push(...bands.series);
+    legend.push(`BB ${options.bollinger.period},${options.bollinger.multiplier}`);
+    facts.push(bands.fact);
+    if (bands.note !== undefined) notes.push(bands.note);
   }
-  return { series, legend, facts };
+  return { series, legend, facts, notes };
 }

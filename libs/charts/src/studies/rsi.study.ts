@@ -2,14 +2,9 @@ import type { LineSeriesOption } from 'echarts';
 import type { ChartFrame } from '../chart-frame';
 import { CHART_COLORS } from '../chart-style';
 import { formatBarTime, formatFixed } from '../format';
+import { rsiBarsNeeded, rsiName, shortfallNote, type RsiSettings } from '../chart-studies';
 import { lastValue, rsiSeries } from '../indicators';
 import { toChartValues, type PaneAxes, type StudyResult } from './study';
-
-export interface RsiSettings {
-  period: number;
-  overbought: number;
-  oversold: number;
-}
 
 function zone(value: number, settings: RsiSettings): string {
   if (value >= settings.overbought) return 'overbought';
@@ -46,14 +41,15 @@ export function rsiStudy(
       data: [[{ yAxis: settings.oversold }, { yAxis: settings.overbought }]],
     },
   };
-  const label = `RSI(${settings.period})`;
+  const label = rsiName(settings);
   const last = lastValue(values);
   if (last === null) {
-    return {
-      series: [line],
-      legend: [],
-      facts: [`${label} n/a (under ${settings.period + 1} bars)`],
-    };
+    const note = shortfallNote({
+      study: label,
+      needed: rsiBarsNeeded(settings),
+      available: frame.all.length,
+    });
+    return { series: [line], legend: [], facts: [note], notes: [note] };
   }
   let fact = `${label} ${formatFixed(last, 1)} (${zone(last, settings)})`;
   if (detailed) {
@@ -79,5 +75,5 @@ export function rsiStudy(
       `min ${formatFixed(values[minIndex] ?? Number.NaN, 1)} (${at(minIndex)}); ` +
       `${overbought} bars at or above ${settings.overbought}, ${oversold} at or below ${settings.oversold}`;
   }
-  return { series: [line], legend: [], facts: [fact] };
+  return { series: [line], legend: [], facts: [fact], notes: [] };
 }

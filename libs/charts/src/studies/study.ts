@@ -6,6 +6,11 @@ export interface StudyResult {
   legend: string[];
   /** Short clauses of the chart description, in reading order. */
   facts: string[];
+  /**
+   * 'RSI(14) needs 15 bars, 9 available' for each study the history cannot compute: drawn in the
+   * pane (an empty pane must say why) and kept in the description whatever its length.
+   */
+  notes: string[];
 }
 
 export interface PaneAxes {

@@ -43,5 +43,5 @@ export function volumeStudy(frame: ChartFrame, axes: PaneAxes): StudyResult {
         : `, ${(last.volume / average).toFixed(1)}x the ${recent.length}-bar average`;
     facts.push(`last volume ${formatCompact(last.volume)}${ratio}`);
   }
-  return { series: [bars], legend: [], facts };
+  return { series: [bars], legend: [], facts, notes: [] };
 }

@@ -7,9 +7,11 @@ import {
   paneGrid,
   paneLabel,
   paneLegend,
+  paneNote,
   stackPanes,
   valueAxis,
 } from '../chart-style';
+import type { ChartStudies } from '../chart-studies';
 import { defineChartTemplate, layoutParamsShape } from '../chart-template';
 import { composeDescription, describeWindow } from '../describe';
 import { formatCompact, formatPercent, formatPrice } from '../format';
@@ -44,6 +46,18 @@ const params = z.strictObject({
     .default({ fast: 12, slow: 26, signal: 9 }),
 });
 
+type Params = z.infer<typeof params>;
+
+/** What this template draws: every pane below is built from these settings only. */
+function studies(p: Params) {
+  return {
+    emaPeriods: p.emaPeriods,
+    bollinger: p.bollinger,
+    rsi: p.rsi,
+    macd: p.macd,
+  } satisfies ChartStudies;
+}
+
 /** Previous close -> last close, for the headline. */
 function headline(all: readonly { close: number }[]): string {
   const last = all[all.length - 1];
@@ -65,23 +79,26 @@ export const defaultChartTemplate = defineChartTemplate({
     'Candles + EMA 20/50 + Bollinger(20,2) with volume, RSI(14) and MACD(12,26,9) panes on one time axis',
   defaultSize: { width: 1280, height: 960 },
   params,
+  studies,
   build(frame, p) {
     const [pricePane, volumePane, rsiPane, macdPane] = stackPanes(
       frame.size.height,
       [50, 11, 16, 20],
     );
     if (!pricePane || !volumePane || !rsiPane || !macdPane) throw new Error('pane layout failed');
+    const drawn = studies(p);
     const scale = resolvePriceScale(frame, p.priceScale);
     const price = priceStudy(frame, {
-      emaPeriods: p.emaPeriods,
-      bollinger: p.bollinger,
+      emaPeriods: drawn.emaPeriods,
+      bollinger: drawn.bollinger,
       scale,
       xAxisIndex: 0,
       yAxisIndex: 0,
     });
     const volume = volumeStudy(frame, { xAxisIndex: 1, yAxisIndex: 1 });
-    const rsi = rsiStudy(frame, p.rsi, { xAxisIndex: 2, yAxisIndex: 2 }, false);
-    const macd = macdStudy(frame, p.macd, { xAxisIndex: 3, yAxisIndex: 3 });
+    const rsi = rsiStudy(frame, drawn.rsi, { xAxisIndex: 2, yAxisIndex: 2 }, false);
+    const macd = macdStudy(frame, drawn.macd, { xAxisIndex: 3, yAxisIndex: 3 });
+    const width = frame.size.width;
     const base = frameOption(
       `${frame.symbol} · ${frame.timeframe} · ${frameRangeLabel(frame)}`,
       headline(frame.all.slice(0, frame.start + frame.shown.length)),
@@ -95,8 +112,14 @@ export const defaultChartTemplate = defineChartTemplate({
         title: [
           ...titles,
           paneLabel('Volume', volumePane),
-          paneLabel(`RSI ${p.rsi.period} (${p.rsi.overbought}/${p.rsi.oversold})`, rsiPane),
-          paneLabel(`MACD ${p.macd.fast},${p.macd.slow},${p.macd.signal}`, macdPane),
+          paneLabel(
+            `RSI ${drawn.rsi.period} (${drawn.rsi.overbought}/${drawn.rsi.oversold})`,
+            rsiPane,
+          ),
+          paneLabel(`MACD ${drawn.macd.fast},${drawn.macd.slow},${drawn.macd.signal}`, macdPane),
+          ...paneNote(price.notes, pricePane, width, 'corner'),
+          ...paneNote(rsi.notes, rsiPane, width, 'center'),
+          ...paneNote(macd.notes, macdPane, width, 'center'),
         ],
         grid: [paneGrid(pricePane), paneGrid(volumePane), paneGrid(rsiPane), paneGrid(macdPane)],
         xAxis: [
@@ -116,7 +139,7 @@ export const defaultChartTemplate = defineChartTemplate({
             axisLabel: {
               color: CHART_COLORS.muted,
               fontSize: 11,
-              customValues: [p.rsi.oversold, p.rsi.overbought],
+              customValues: [drawn.rsi.oversold, drawn.rsi.overbought],
             },
           }),
           valueAxis(3, formatCompact, { splitNumber: 2 }),
@@ -127,6 +150,7 @@ export const defaultChartTemplate = defineChartTemplate({
         describeWindow(frame, scale === 'log' ? 'log price scale' : undefined),
         [...price.facts, ...volume.facts, ...rsi.facts, ...macd.facts],
         frame,
+        [...price.notes, ...rsi.notes, ...macd.notes],
       ),
     };
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { frameRangeLabel } from '../chart-frame';
-import { barAxis, frameOption, paneGrid, stackPanes, valueAxis } from '../chart-style';
+import { barAxis, frameOption, paneGrid, paneNote, stackPanes, valueAxis } from '../chart-style';
+import type { ChartStudies } from '../chart-studies';
 import { defineChartTemplate, layoutParamsShape } from '../chart-template';
 import { composeDescription, describeWindow } from '../describe';
 import { formatCompact } from '../format';
@@ -19,6 +20,10 @@ export const macdChartTemplate = defineChartTemplate({
   summary: 'MACD (default 12,26,9): MACD and signal lines with the histogram',
   defaultSize: { width: 1280, height: 360 },
   params,
+  studies: (p): ChartStudies => ({
+    emaPeriods: [],
+    macd: { fast: p.fast, slow: p.slow, signal: p.signal },
+  }),
   build(frame, p) {
     const [pane] = stackPanes(frame.size.height, [1]);
     if (pane === undefined) throw new Error('pane layout failed');
@@ -31,15 +36,17 @@ export const macdChartTemplate = defineChartTemplate({
         : `MACD ${formatCompact(last.macd)} · signal ${formatCompact(last.signal)}`,
       macd.legend,
     );
+    const titles = Array.isArray(base.title) ? base.title : [];
     return {
       option: {
         ...base,
+        title: [...titles, ...paneNote(macd.notes, pane, frame.size.width, 'center')],
         grid: [paneGrid(pane)],
         xAxis: [barAxis(frame, 0, true)],
         yAxis: [valueAxis(0, formatCompact, { splitNumber: 3 })],
         series: macd.series,
       },
-      description: composeDescription(describeWindow(frame), macd.facts, frame),
+      description: composeDescription(describeWindow(frame), macd.facts, frame, macd.notes),
     };
   },
 });

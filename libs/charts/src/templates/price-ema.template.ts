@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { frameRangeLabel } from '../chart-frame';
-import { barAxis, frameOption, paneGrid, paneLabel, stackPanes, valueAxis } from '../chart-style';
+import {
+  barAxis,
+  frameOption,
+  paneGrid,
+  paneLabel,
+  paneNote,
+  stackPanes,
+  valueAxis,
+} from '../chart-style';
+import type { ChartStudies } from '../chart-studies';
 import { defineChartTemplate, layoutParamsShape } from '../chart-template';
 import { composeDescription, describeWindow } from '../describe';
 import { formatCompact, formatPercent, formatPrice } from '../format';
@@ -17,6 +26,11 @@ const params = z.strictObject({
   bollinger: bollingerParam.optional(),
 });
 
+/** What this template draws: EMA lines, and Bollinger bands only when asked for. */
+function studies(p: z.infer<typeof params>): ChartStudies {
+  return { emaPeriods: p.emaPeriods, bollinger: p.bollinger };
+}
+
 /** Candles with EMA lines (optionally Bollinger bands) and a volume pane. */
 export const priceEmaChartTemplate = defineChartTemplate({
   id: 'ctpl_price_ema_v1',
@@ -24,14 +38,16 @@ export const priceEmaChartTemplate = defineChartTemplate({
   summary: 'Candles + EMA lines (default 20/50), optional Bollinger bands, optional volume pane',
   defaultSize: { width: 1280, height: 720 },
   params,
+  studies,
   build(frame, p) {
     const panes = stackPanes(frame.size.height, p.volumePane ? [78, 22] : [1]);
     const [pricePane, volumePane] = panes;
     if (pricePane === undefined) throw new Error('pane layout failed');
+    const drawn = studies(p);
     const scale = resolvePriceScale(frame, p.priceScale);
     const price = priceStudy(frame, {
-      emaPeriods: p.emaPeriods,
-      bollinger: p.bollinger,
+      emaPeriods: drawn.emaPeriods,
+      bollinger: drawn.bollinger,
       scale,
       xAxisIndex: 0,
       yAxisIndex: 0,
@@ -49,7 +65,10 @@ export const priceEmaChartTemplate = defineChartTemplate({
       last === undefined ? '' : `Last ${formatPrice(last.close)}${change}`,
       price.legend,
     );
-    const titles = Array.isArray(base.title) ? base.title : [];
+    const titles = [
+      ...(Array.isArray(base.title) ? base.title : []),
+      ...paneNote(price.notes, pricePane, frame.size.width, 'corner'),
+    ];
     return {
       option: {
         ...base,
@@ -69,6 +88,7 @@ export const priceEmaChartTemplate = defineChartTemplate({
         describeWindow(frame, scale === 'log' ? 'log price scale' : undefined),
         [...price.facts, ...(volume?.facts ?? [])],
         frame,
+        price.notes,
       ),
     };
   },

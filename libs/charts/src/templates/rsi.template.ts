@@ -5,9 +5,11 @@ import {
   CHART_COLORS,
   frameOption,
   paneGrid,
+  paneNote,
   stackPanes,
   valueAxis,
 } from '../chart-style';
+import type { ChartStudies } from '../chart-studies';
 import { defineChartTemplate, layoutParamsShape } from '../chart-template';
 import { composeDescription, describeWindow } from '../describe';
 import { formatFixed } from '../format';
@@ -26,6 +28,10 @@ export const rsiChartTemplate = defineChartTemplate({
   summary: 'RSI (default 14) with overbought/oversold guides (default 70/30)',
   defaultSize: { width: 1280, height: 360 },
   params,
+  studies: (p): ChartStudies => ({
+    emaPeriods: [],
+    rsi: { period: p.period, overbought: p.overbought, oversold: p.oversold },
+  }),
   build(frame, p) {
     const [pane] = stackPanes(frame.size.height, [1]);
     if (pane === undefined) throw new Error('pane layout failed');
@@ -36,9 +42,11 @@ export const rsiChartTemplate = defineChartTemplate({
       last === null ? '' : `RSI ${formatFixed(last, 1)}`,
       [],
     );
+    const titles = Array.isArray(base.title) ? base.title : [];
     return {
       option: {
         ...base,
+        title: [...titles, ...paneNote(rsi.notes, pane, frame.size.width, 'center')],
         grid: [paneGrid(pane)],
         xAxis: [barAxis(frame, 0, true)],
         yAxis: [
@@ -56,7 +64,7 @@ export const rsiChartTemplate = defineChartTemplate({
         ],
         series: rsi.series,
       },
-      description: composeDescription(describeWindow(frame), rsi.facts, frame),
+      description: composeDescription(describeWindow(frame), rsi.facts, frame, rsi.notes),
     };
   },
 });

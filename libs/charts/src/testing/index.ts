@@ -21,3 +21,4 @@ export function btcUsdMonthlyWithFormingBar(): ChartSeriesInput {
 }
 
 export { decodePngScanlines } from './png-decode';
+export { parabolicCloses, syntheticSeries } from './synthetic-series';

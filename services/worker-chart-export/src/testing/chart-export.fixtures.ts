@@ -28,6 +28,8 @@ export function ohlcvExport(run: FlowRun, candles: OhlcvCandle[] = weeklyCandles
     stepId: OHLCV_STEP_ID,
     symbol: 'BTC-USD',
     timeframe: '1w',
+    // A run without scope.asOf: the export is cut at the end of its data.
+    asOf: to,
     source: {
       provider: 'bundled',
       dataset: 'yahoo/BTC-USD_1d',
