@@ -92,6 +92,50 @@ export type PromptId = string;
  */
 export type LlmReportSchemaId = string;
 /**
+ * steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).
+ */
+export type LlmReportInputs = (
+  | {
+      ohlcvStepId: unknown;
+      chartsManifestStepId: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      reportRefs: unknown;
+      [k: string]: unknown;
+    }
+) & {
+  ohlcvStepId?: StepId;
+  chartsManifestStepId?: StepId;
+  /**
+   * Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.
+   *
+   * @maxItems 10
+   */
+  previousReportStepIds?: StepId[];
+  /**
+   * Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.
+   *
+   * @minItems 1
+   * @maxItems 10
+   */
+  reportRefs?: [ReportRef, ...ReportRef[]];
+  llm: {
+    /**
+     * The llm_prompts/{promptId} document with the instructions.
+     */
+    promptId: string;
+    /**
+     * The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.
+     */
+    llmProfile: {
+      [k: string]: unknown;
+    };
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+};
+/**
  * Which model-owned output the schema describes.
  */
 export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
@@ -889,32 +933,13 @@ export interface LlmReportSummary {
   markdown: string;
   [k: string]: unknown;
 }
-/**
- * steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).
- */
-export interface LlmReportInputs {
-  ohlcvStepId: StepId;
-  chartsManifestStepId: StepId;
-  /**
-   * Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.
-   *
-   * @maxItems 10
-   */
-  previousReportStepIds?: StepId[];
-  llm: {
-    /**
-     * The llm_prompts/{promptId} document with the instructions.
-     */
-    promptId: string;
-    /**
-     * The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.
-     */
-    llmProfile: {
-      [k: string]: unknown;
-    };
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
+export interface ReportRef {
+  reportId: ReportId;
+  gcsUri: GcsUri;
+  runId: RunId;
+  stepId: StepId;
+  timeframe?: Timeframe;
+  asOf: Timestamp;
 }
 /**
  * The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).

@@ -43,13 +43,25 @@ const MONTH = 'llm_report:1M:prompt_month_v1:model_gemini_2_5_flash';
 const WEEK = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
 
 /** Scope fields a flow requires beyond the symbol. */
-function extra(flowKey: string): Record<string, string> {
-  return flowKey === 'recommendation_with_account_v1' ? { accountId: 'demo' } : {};
+function extra(flowKey: string): Record<string, unknown> {
+  if (flowKey === 'recommendation_with_account_v1') return { accountId: 'demo' };
+  if (flowKey === 'aggregated_report_v1') return { reportRefs: [AGGREGATE_REF] };
+  return {};
 }
+
+const AGGREGATE_REF = {
+  reportId: 'rpt_0123456789abcdef01234567',
+  gcsUri: 'gs://tda-artifacts/runs/20260920-000000_ETH-USD_abc12/1d/report.json',
+  runId: '20260920-000000_ETH-USD_abc12',
+  stepId: 'llm_report:1d:prompt_multi_tf_v1:model_gemini_2_5_flash',
+  timeframe: '1d',
+  asOf: '2026-09-20T00:00:00Z',
+};
 
 describe('flow catalogue', () => {
   it('lists the registered flows', () => {
     expect(listFlows().map((f) => f.flowKey)).toEqual([
+      'aggregated_report_v1',
       'market_charts_v1',
       'recommendation_with_account_v1',
       'scheduled_month_week_report_v1',
@@ -66,6 +78,7 @@ describe('flow catalogue', () => {
       details: {
         flowKey: 'nope_v1',
         availableFlowKeys: [
+          'aggregated_report_v1',
           'market_charts_v1',
           'recommendation_with_account_v1',
           'scheduled_month_week_report_v1',

@@ -11,7 +11,9 @@ import { FlowRunInvalidError, InvalidRequestError, UnknownFlowKeyError } from '.
 import { generateRunId, type RandomSource } from '../ids';
 import { computeProgress } from '../run-status';
 import { addMs, toTimestamp } from '../time';
-import type { FlowDefinition, StepSpecs } from './flow-definition';
+import type { FlowDefinition, FlowNeeds, StepSpecs } from './flow-definition';
+import { marketDataNeeds } from './market-data-needs';
+import { aggregatedReportFlow } from './aggregated-report.flow';
 import { marketChartsFlow } from './market-charts.flow';
 import { recommendationWithAccountFlow } from './recommendation-with-account.flow';
 import { scheduledMonthWeekReportFlow } from './scheduled-month-week-report.flow';
@@ -26,6 +28,29 @@ const TRIGGER_TYPES = [
   'SYSTEM',
   'DEBUG_HTTP',
 ] as const satisfies readonly RunTrigger['type'][];
+
+/** A trigger request checked and resolved by the flow, before anything external is read. */
+export interface FlowPlan {
+  flowKey: string;
+  /** The resolved scope (defaults made explicit) without the fields the trigger resolves. */
+  scope: RunScope;
+  needs: FlowNeeds;
+}
+
+const CHECK_CONTEXT = { runId: '20000101-000000_CHECK_chk', createdAt: '2000-01-01T00:00:00.000Z' };
+
+/** The default needs: the market data of the built OHLCV steps and the scope's account. */
+function defaultNeeds(definition: FlowDefinition, scope: RunScope): FlowNeeds {
+  const steps = definition.build(scope, CHECK_CONTEXT);
+  const marketData = marketDataNeeds({
+    scope,
+    steps: Object.fromEntries(
+      Object.entries(steps).map(([id, spec]) => [id, { ...spec, status: 'PENDING' as const }]),
+    ) as FlowRun['steps'],
+  });
+  const accountId = scope['accountId'];
+  return typeof accountId === 'string' ? { marketData, accountId } : { marketData };
+}
 
 export interface FlowSummary {
   flowKey: string;
@@ -65,7 +90,7 @@ function checkText(field: string, value: unknown, optional = false): void {
 export function validateFlowDefinition(
   definition: FlowDefinition,
   scope: RunScope,
-  ctx = { runId: '20000101-000000_CHECK_chk', createdAt: '2000-01-01T00:00:00.000Z' },
+  ctx = CHECK_CONTEXT,
 ): StepSpecs {
   if (!FLOW_KEY_PATTERN.test(definition.flowKey)) {
     throw new FlowRunInvalidError(`flowKey '${definition.flowKey}' does not match *_v<N>`, {
@@ -124,6 +149,20 @@ export class FlowCatalogue {
       );
     }
     return flow;
+  }
+
+  /**
+   * Checks a trigger's flowKey and scope (InvalidRequestError, nothing built for good) and says
+   * what the trigger must resolve before createRun: market data for asOf, account, reports.
+   */
+  plan(flowKey: string, scope: RunScope): FlowPlan {
+    const flow = this.get(flowKey);
+    if (!isObject(scope)) {
+      throw new InvalidRequestError('scope must be an object', { field: 'scope' });
+    }
+    const resolved = flow.resolveScope(scope);
+    const needs = flow.needs?.(resolved) ?? defaultNeeds(flow, resolved);
+    return { flowKey: flow.flowKey, scope: resolved, needs };
   }
 
   /**
@@ -222,6 +261,7 @@ export const flowCatalogue = new FlowCatalogue([
   userMultiTfReportFlow,
   marketChartsFlow,
   recommendationWithAccountFlow,
+  aggregatedReportFlow,
 ]);
 
 export function getFlow(flowKey: string): FlowDefinition {

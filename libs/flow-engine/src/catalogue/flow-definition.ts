@@ -26,6 +26,31 @@ export interface FlowBuildContext {
   createdAt: string;
 }
 
+/** A (symbol, timeframe) a run reads candles for: what its asOf must be reachable in. */
+export interface MarketDataNeed {
+  symbol: string;
+  timeframe: Timeframe;
+}
+
+/** Flow 3: which existing reports to resolve into scope.reportRefs at trigger. */
+export interface ReportRefsNeed {
+  symbol: string;
+  /** Explicit reports; else the latest report per timeframe at or before the run's asOf. */
+  reportIds?: string[];
+  timeframes: Timeframe[];
+}
+
+/**
+ * What a run refers to outside itself, checked and resolved at trigger (I/O, the orchestrator's
+ * preflight) before the run is built for good: the market data its asOf must reach, the account
+ * it sizes against, the reports it aggregates.
+ */
+export interface FlowNeeds {
+  marketData: MarketDataNeed[];
+  accountId?: string;
+  reports?: ReportRefsNeed;
+}
+
 /**
  * One entry of the flow catalogue: flowKey (`*_v<N>`, immutable once used: a change of shape is a
  * new version) -> the steps of a run.
@@ -40,4 +65,10 @@ export interface FlowDefinition {
   resolveScope(scope: RunScope): RunScope;
   /** The step graph for a resolved scope. Pure and deterministic. */
   build(scope: RunScope, ctx: FlowBuildContext): StepSpecs;
+  /**
+   * What the trigger must check and resolve for a resolved scope. Default: the market data of
+   * the built OHLCV steps and scope.accountId. A flow whose build needs trigger-resolved fields
+   * (flow 3's reportRefs) says so here instead.
+   */
+  needs?(scope: RunScope): FlowNeeds;
 }

@@ -7,3 +7,4 @@ export * from './user-multi-tf-report.flow';
 export * from './market-charts.flow';
 export * from './recommendation-with-account.flow';
 export * from './market-data-needs';
+export * from './aggregated-report.flow';

@@ -1,11 +1,6 @@
 import type { FlowRun, Timeframe } from '@tda/contracts';
 import { isTimeframe } from '../ids';
-
-/** A (symbol, timeframe) a run reads candles for: what its asOf must be reachable in. */
-export interface MarketDataNeed {
-  symbol: string;
-  timeframe: Timeframe;
-}
+import type { MarketDataNeed } from './flow-definition';
 
 /** When a run reads no candles (an aggregated report), its asOf still describes the symbol. */
 const FALLBACK_TIMEFRAMES: readonly Timeframe[] = ['1h'];

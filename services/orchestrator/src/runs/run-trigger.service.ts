@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { validate, type FlowRun, type TriggerRequest } from '@tda/contracts';
+import { validate, type FlowRun, type RunScope, type TriggerRequest } from '@tda/contracts';
 import {
   InvalidRequestError,
   isTerminalRunStatus,
   runDeadlineWindowMs,
   type FlowCatalogue,
+  type FlowPlan,
 } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import { describeError, logEvent, type Logger } from '@tda/observability';
@@ -30,6 +31,11 @@ import { RunPreflight, TRIGGER_RESOLVED_SCOPE_FIELDS } from './run-preflight.ser
 
 export const DEFAULT_TRIGGER = { type: 'USER', source: 'orchestrator-api' } as const;
 
+/** A trigger request as its flow planned it, with the effective deadline. */
+interface PlannedRequest extends FlowPlan {
+  deadlineSeconds: number | null;
+}
+
 export interface TriggerResult {
   run: FlowRun;
   /** false: the idempotency key matched an existing run and nothing was created. */
@@ -50,12 +56,12 @@ function canonicalJson(value: unknown): string {
  * "the newest candle", the latest reports) counts only when the request itself named it, so a
  * retry minutes later is the same request even though "newest" has moved on.
  */
-function comparableScope(existing: FlowRun, request: FlowRun): FlowRun['scope'] {
+function comparableScope(existing: FlowRun, requested: RunScope): RunScope {
   const scope: Record<string, unknown> = { ...existing.scope };
   for (const field of TRIGGER_RESOLVED_SCOPE_FIELDS) {
-    if (!Object.hasOwn(request.scope, field)) delete scope[field];
+    if (!Object.hasOwn(requested, field)) delete scope[field];
   }
-  return scope as FlowRun['scope'];
+  return scope as RunScope;
 }
 
 /**
@@ -72,7 +78,7 @@ export class RunTrigger {
     private readonly admission: RunAdmission,
     private readonly idempotencyKeys: IdempotencyKeys,
     private readonly preflight: RunPreflight,
-    @Inject(FLOW_CATALOGUE) private readonly catalogue: Pick<FlowCatalogue, 'createRun'>,
+    @Inject(FLOW_CATALOGUE) private readonly catalogue: Pick<FlowCatalogue, 'createRun' | 'plan'>,
     @Inject(ORCHESTRATOR_CONFIG)
     private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_RUN_DEADLINE_SECONDS'>,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -100,7 +106,7 @@ export class RunTrigger {
     const request = checked.value;
     const key = request.idempotencyKey;
     if (key === undefined) {
-      const run = await this.buildRun(request, ownerId);
+      const run = await this.buildRun(request, this.plan(request), ownerId);
       await this.admission.createWithinQuota(ownerId, () => this.create(run));
       return { run: await this.admission.admitCreated(run, 'trigger'), created: true };
     }
@@ -111,32 +117,39 @@ export class RunTrigger {
 
   // ---------------------------------------------------------------------------------------------
 
-  /**
-   * The run as the catalogue builds it from the request alone (pure; a bad request throws
-   * InvalidRequestError here, before any I/O). Its scope lacks what the trigger resolves.
-   */
-  private draftRun(request: TriggerRequest, ownerId: string, now = this.clock()): FlowRun {
+  private deadlineSeconds(request: TriggerRequest): number | undefined {
     const defaultDeadline = this.config.TDA_DEFAULT_RUN_DEADLINE_SECONDS;
-    const deadlineSeconds =
-      request.deadlineSeconds ?? (defaultDeadline > 0 ? defaultDeadline : undefined);
+    return request.deadlineSeconds ?? (defaultDeadline > 0 ? defaultDeadline : undefined);
+  }
+
+  /**
+   * What the request asks for, checked by the flow alone (pure; a bad request throws
+   * InvalidRequestError here, before any I/O): the identity of the request for idempotency.
+   */
+  private plan(request: TriggerRequest): PlannedRequest {
+    const plan = this.catalogue.plan(request.flowKey, request.scope);
+    const deadline = this.deadlineSeconds(request);
+    return { ...plan, deadlineSeconds: deadline ?? null };
+  }
+
+  /** The run to create: built from the request plus what the preflight resolved (asOf, refs). */
+  private async buildRun(
+    request: TriggerRequest,
+    plan: PlannedRequest,
+    ownerId: string,
+  ): Promise<FlowRun> {
+    const resolved = await this.preflight.resolve(plan, request.scope, ownerId);
+    const deadlineSeconds = this.deadlineSeconds(request);
     return this.catalogue.createRun({
       flowKey: request.flowKey,
-      scope: request.scope,
+      scope: { ...request.scope, ...resolved },
       ownerId,
       trigger: request.trigger ?? { ...DEFAULT_TRIGGER },
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(deadlineSeconds === undefined ? {} : { deadlineSeconds }),
-      now,
+      now: this.clock(),
       random: this.random,
     });
-  }
-
-  /** The run to create: the draft rebuilt with the scope the preflight resolved (asOf, refs). */
-  private async buildRun(request: TriggerRequest, ownerId: string): Promise<FlowRun> {
-    const now = this.clock();
-    const draft = this.draftRun(request, ownerId, now);
-    const scope = await this.preflight.resolveScope(draft, ownerId);
-    return this.draftRun({ ...request, scope }, ownerId, now);
   }
 
   private async triggerIdempotent(
@@ -144,22 +157,22 @@ export class RunTrigger {
     ownerId: string,
     key: string,
   ): Promise<TriggerResult> {
-    // Built first: a bad request is a 400 whether or not the key was used before.
-    const probe = this.draftRun(request, ownerId);
+    // Planned first: a bad request is a 400 whether or not the key was used before.
+    const probe = this.plan(request);
     const existing = await this.idempotencyKeys.firstRunWithKey(ownerId, key);
     if (existing !== undefined) {
-      this.assertSameRequest(existing, probe);
+      this.assertSameRequest(existing, probe, key);
       return { run: await this.replay(existing), created: false };
     }
     // Rebuilt so that createdAt (which orders racing duplicates) is as close to the write as
     // possible, not one lookup earlier.
-    const candidate = await this.buildRun(request, ownerId);
+    const candidate = await this.buildRun(request, probe, ownerId);
     await this.admission.createWithinQuota(ownerId, () => this.create(candidate));
     const first = await this.idempotencyKeys.firstRunWithKey(ownerId, key);
     if (first !== undefined && first.runId !== candidate.runId) {
       // Another instance created a run for this key between our lookup and our create.
       await this.idempotencyKeys.discardDuplicate(candidate.runId, first.runId);
-      this.assertSameRequest(first, probe);
+      this.assertSameRequest(first, probe, key);
       return { run: await this.replay(first), created: false };
     }
     return { run: await this.admission.admitCreated(candidate, 'trigger'), created: true };
@@ -201,26 +214,21 @@ export class RunTrigger {
   /**
    * A key names one request: the same flowKey, scope and effective deadline (`deadlineSeconds`,
    * else the configured default) as the run it created; anything else is a 409 naming the field.
-   * `candidate` was built from the repeated request, so its window is the requested deadline.
    */
-  private assertSameRequest(existing: FlowRun, candidate: FlowRun): void {
+  private assertSameRequest(existing: FlowRun, request: PlannedRequest, key: string): void {
     const conflict = (field: string, more: Record<string, unknown> = {}): RunConflictError =>
       new RunConflictError(
-        `idempotencyKey '${String(candidate.idempotencyKey)}' was already used for a different request (run '${existing.runId}'): its ${field} differs`,
-        { runId: existing.runId, idempotencyKey: candidate.idempotencyKey, field, ...more },
+        `idempotencyKey '${key}' was already used for a different request (run '${existing.runId}'): its ${field} differs`,
+        { runId: existing.runId, idempotencyKey: key, field, ...more },
       );
-    if (existing.flowKey !== candidate.flowKey) throw conflict('flowKey');
-    if (canonicalJson(comparableScope(existing, candidate)) !== canonicalJson(candidate.scope)) {
+    if (existing.flowKey !== request.flowKey) throw conflict('flowKey');
+    if (canonicalJson(comparableScope(existing, request.scope)) !== canonicalJson(request.scope)) {
       throw conflict('scope');
     }
-    const seconds = (run: FlowRun): number | null => {
-      const window = runDeadlineWindowMs(run);
-      return window === undefined ? null : window / 1000;
-    };
-    const requested = seconds(candidate);
-    const stored = seconds(existing);
-    if (requested !== stored) {
-      throw conflict('deadlineSeconds', { requested, existing: stored });
+    const window = runDeadlineWindowMs(existing);
+    const stored = window === undefined ? null : window / 1000;
+    if (request.deadlineSeconds !== stored) {
+      throw conflict('deadlineSeconds', { requested: request.deadlineSeconds, existing: stored });
     }
   }
 }
