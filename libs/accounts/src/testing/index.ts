@@ -1,0 +1,3 @@
+export * from './account.fixtures';
+export * from './account-store.conformance';
+export * from './recorded-account-exchange';
