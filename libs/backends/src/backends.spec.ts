@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@tda/config';
 import { makeFlowRun } from '@tda/flow-store/testing';
+import { makeReportEntry } from '@tda/report-index/testing';
 import { stepReadySubscription, stepReadyTopic } from '@tda/messaging';
 import { expectEventually } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,9 @@ describe('createBackends (memory)', () => {
       const run = makeFlowRun();
       await backends.store.create(run);
       expect((await backends.store.get(run.runId))?.run.runId).toBe(run.runId);
+      const report = makeReportEntry();
+      expect(await backends.reportIndex.createReport(report)).toBe('created');
+      expect(await backends.reportIndex.getReport(report.reportId)).toEqual(report);
 
       const received: string[] = [];
       const sub = await backends.broker.subscribe(

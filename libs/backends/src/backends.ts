@@ -1,6 +1,7 @@
 import { ConfigError } from '@tda/config';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
+import { FirestoreAccountStore, InMemoryAccountStore, type AccountStore } from '@tda/accounts';
 import { GcsArtifactStore, LocalArtifactStore, type ArtifactStore } from '@tda/artifacts';
 import {
   createFirestore,
@@ -16,6 +17,11 @@ import {
   type MessageBroker,
   type Topology,
 } from '@tda/messaging';
+import {
+  FirestoreReportIndexStore,
+  InMemoryReportIndexStore,
+  type ReportIndexStore,
+} from '@tda/report-index';
 import { resolve } from 'node:path';
 import type { BackendConfig } from './backend-config';
 
@@ -25,6 +31,10 @@ export interface Backends {
   store: FlowRunStore;
   broker: MessageBroker;
   artifacts: ArtifactStore;
+  /** reports/{reportId} and recommendations/{recoId} (seed 001 index). */
+  reportIndex: ReportIndexStore;
+  /** accounts/{accountId}: paper accounts (in memory, or Firestore on the run store's client). */
+  accounts: AccountStore;
   topology: Topology;
   /** Human-readable description of where things live (printed by the launcher). */
   describe(): string[];
@@ -69,6 +79,8 @@ export async function createBackends(
         store: new InMemoryFlowRunStore(),
         broker,
         artifacts: new LocalArtifactStore({ dataDir }),
+        reportIndex: new InMemoryReportIndexStore(),
+        accounts: new InMemoryAccountStore(),
         topology,
         describe: () => [
           'backend: memory (in-process store and bus; runs are lost on exit)',
@@ -102,6 +114,8 @@ export async function createBackends(
         store: new FirestoreFlowRunStore(firestore),
         broker,
         artifacts,
+        reportIndex: new FirestoreReportIndexStore(firestore),
+        accounts: new FirestoreAccountStore(firestore),
         topology,
         describe: () =>
           emulators

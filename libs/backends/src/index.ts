@@ -1,2 +1,3 @@
 export * from './backend-config';
 export * from './backends';
+export * from './account-store.factory';

@@ -48,6 +48,11 @@ export const LOG_EVENTS = [
   'run_retried',
   'subscription_seeked',
   'snapshot_created',
+  // reports/recommendations index (orchestrator: step events, backfill)
+  'index_entry_created',
+  'index_entry_exists',
+  'index_entry_skipped',
+  'index_backfill_finished',
   // HTTP edge
   'http_request_failed',
   // LLM structured output (seed 002)

@@ -1,8 +1,13 @@
 import {
   ERROR_CODES,
   TdaError,
+  type Account,
   type ErrorCode,
   type FlowRun,
+  type PaperPosition,
+  type RecommendationIndexEntry,
+  type ReportIndexEntry,
+  type RiskLimits,
   type TriggerRequest,
 } from '@tda/contracts';
 
@@ -68,6 +73,68 @@ export interface ReplayAnswer {
   counts: Record<string, number>;
   steps?: { runId: string; stepId: string; summary: string }[];
   runs?: { runId: string; summary: string; events: unknown[] }[];
+}
+
+/** Query parameters of GET /reports and GET /recommendations (undefined ones are left out). */
+export type IndexListParams = Record<string, string | number | undefined>;
+
+export interface ReportPage {
+  reports: ReportIndexEntry[];
+  nextCursor: string | null;
+}
+
+export interface RecommendationPage {
+  recommendations: RecommendationIndexEntry[];
+  nextCursor: string | null;
+}
+
+/** The parts of POST /admin/index/backfill's answer the CLI prints (OpenAPI IndexBackfillReport). */
+export interface IndexBackfillAnswer {
+  dryRun: boolean;
+  scannedRuns: number;
+  truncated: boolean;
+  counts: { created: number; wouldCreate: number; alreadyIndexed: number; unreadable: number };
+  items: {
+    runId: string;
+    stepId: string;
+    kind: string;
+    id: string;
+    outcome: string;
+    reason?: string;
+  }[];
+  itemsTruncated: boolean;
+}
+
+function queryString(params: IndexListParams): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) query.set(key, String(value));
+  }
+  return query.size > 0 ? `?${query.toString()}` : '';
+}
+
+/** POST /accounts body (see the OpenAPI AccountCreateRequest). */
+export interface AccountCreateBody {
+  accountId: string;
+  quoteCurrency: string;
+  name?: string;
+  exchange?: string;
+  cash?: number;
+  positions?: PaperPosition[];
+  riskLimits?: RiskLimits;
+}
+
+/** PUT /accounts/{accountId} body: the fields to replace. */
+export interface AccountChangesBody {
+  name?: string;
+  cash?: number;
+  positions?: PaperPosition[];
+  riskLimits?: RiskLimits;
+}
+
+export interface AccountPage {
+  accounts: Account[];
+  nextCursor: string | null;
 }
 
 export interface ApiClientOptions {
@@ -155,11 +222,73 @@ export class ApiClient {
     return (await this.request('GET', '/flows')).body;
   }
 
+  /** GET /reports: the request owner's report index entries, newest first. */
+  async listReports(params: IndexListParams = {}): Promise<ReportPage> {
+    return (await this.request('GET', `/reports${queryString(params)}`)).body as ReportPage;
+  }
+
+  async getReport(reportId: string): Promise<ReportIndexEntry> {
+    return (await this.request('GET', `/reports/${encodeURIComponent(reportId)}`))
+      .body as ReportIndexEntry;
+  }
+
+  /** GET /recommendations: the request owner's recommendation index entries, newest first. */
+  async listRecommendations(params: IndexListParams = {}): Promise<RecommendationPage> {
+    const path = `/recommendations${queryString(params)}`;
+    return (await this.request('GET', path)).body as RecommendationPage;
+  }
+
+  async getRecommendation(recoId: string): Promise<RecommendationIndexEntry> {
+    return (await this.request('GET', `/recommendations/${encodeURIComponent(recoId)}`))
+      .body as RecommendationIndexEntry;
+  }
+
+  /** POST /admin/index/backfill: a dry run unless `apply`. */
+  async backfillIndex(apply: boolean): Promise<IndexBackfillAnswer> {
+    return (await this.request('POST', '/admin/index/backfill', { apply }))
+      .body as IndexBackfillAnswer;
+  }
+
+  async createAccount(body: AccountCreateBody): Promise<Account> {
+    return (await this.request('POST', '/accounts', body)).body as Account;
+  }
+
+  async listAccounts(params: { limit?: number; cursor?: string } = {}): Promise<AccountPage> {
+    const query = new URLSearchParams();
+    if (params.limit !== undefined) query.set('limit', String(params.limit));
+    if (params.cursor !== undefined) query.set('cursor', params.cursor);
+    const suffix = query.size > 0 ? `?${query.toString()}` : '';
+    return (await this.request('GET', `/accounts${suffix}`)).body as AccountPage;
+  }
+
+  /** The account and its ETag (the version a conditional PUT names in If-Match). */
+  async getAccount(accountId: string): Promise<{ account: Account; etag: string | undefined }> {
+    const path = `/accounts/${encodeURIComponent(accountId)}`;
+    const { body, headers } = await this.request('GET', path);
+    return { account: body as Account, etag: headers.get('etag') ?? undefined };
+  }
+
+  /** PUT: 409 CONFLICT when `etag` is given and the account changed since. */
+  async replaceAccount(
+    accountId: string,
+    changes: AccountChangesBody,
+    etag?: string,
+  ): Promise<Account> {
+    const path = `/accounts/${encodeURIComponent(accountId)}`;
+    const ifMatch: Record<string, string> = etag === undefined ? {} : { 'if-match': etag };
+    return (await this.request('PUT', path, changes, ifMatch)).body as Account;
+  }
+
+  async deleteAccount(accountId: string): Promise<void> {
+    await this.request('DELETE', `/accounts/${encodeURIComponent(accountId)}`);
+  }
+
   private async request(
     method: string,
     path: string,
     body?: unknown,
-  ): Promise<{ status: number; body: unknown }> {
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ status: number; body: unknown; headers: Headers }> {
     let response: Response;
     try {
       response = await this.fetchImpl(`${this.baseUrl}${path}`, {
@@ -170,6 +299,7 @@ export class ApiClient {
             ? {}
             : { 'x-serverless-authorization': `Bearer ${this.options.identityToken}` }),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...extraHeaders,
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
@@ -196,6 +326,6 @@ export class ApiClient {
         err.details,
       );
     }
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: parsed, headers: response.headers };
   }
 }

@@ -27,6 +27,7 @@ void runServiceMain({
         broker: backends.broker,
         artifacts: backends.artifacts,
         reportIndex: backends.reportIndex,
+        accounts: backends.accounts,
         logger,
         config,
         marketData: await createConfiguredCandleSource(config),

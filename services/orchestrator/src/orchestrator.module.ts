@@ -1,24 +1,36 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { accountProviders } from './accounts/accounts.providers';
+import { AccountsService } from './accounts/accounts.service';
 import { RunWriter } from './dispatch/run-writer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
+import { AccountsController } from './http/accounts.controller';
 import { AdminReconcileController } from './http/admin-reconcile.controller';
 import { AdminReplayController } from './http/admin-replay.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { BearerTokenGuard } from './http/bearer-token.guard';
 import { FlowsController } from './http/flows.controller';
 import { HealthController } from './http/health.controller';
+import {
+  AdminIndexController,
+  RecommendationsController,
+  ReportsController,
+} from './http/index.controller';
 import { MetricsController } from './http/metrics.controller';
 import { OpenApiController } from './http/openapi.controller';
 import { RunsController } from './http/runs.controller';
 import { RunsRecoveryController } from './http/runs-recovery.controller';
 import type { OrchestratorModuleOptions } from './orchestrator.options';
 import { collaboratorProviders } from './orchestrator.providers';
+import { IndexBackfill } from './index/index-backfill.service';
+import { IndexQueries } from './index/index-queries.service';
+import { IndexWriter } from './index/index-writer.service';
 import { Reconciler } from './reconcile/reconciler.service';
 import { ReplayService } from './recovery/replay.service';
 import { RunRecoveryService } from './recovery/run-recovery.service';
 import { IdempotencyKeys } from './runs/idempotency-keys.service';
 import { RunAdmission } from './runs/run-admission.service';
+import { RunPreflight } from './runs/run-preflight.service';
 import { RunTrigger } from './runs/run-trigger.service';
 import { RunsService } from './runs/runs.service';
 import { StepArtifactService } from './runs/step-artifact.service';
@@ -45,23 +57,32 @@ export class OrchestratorModule {
         AdminReconcileController,
         RunsRecoveryController,
         AdminReplayController,
+        AccountsController,
+        ReportsController,
+        RecommendationsController,
+        AdminIndexController,
       ],
       providers: [
         ...collaboratorProviders(options),
+        ...accountProviders(options),
         StepDispatcher,
         RunWriter,
         IdempotencyKeys,
         RunAdmission,
+        RunPreflight,
         RunTrigger,
         RunsService,
         StepArtifactService,
         Reconciler,
         RunRecoveryService,
         ReplayService,
+        IndexWriter,
+        IndexBackfill,
+        IndexQueries,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
-      exports: [Reconciler, RunsService, RunTrigger, RunWriter, RunAdmission],
+      exports: [Reconciler, RunsService, RunTrigger, RunWriter, RunAdmission, AccountsService],
     };
   }
 }

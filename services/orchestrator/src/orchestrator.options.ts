@@ -1,10 +1,13 @@
+import type { AccountStore } from '@tda/accounts';
 import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowCatalogue } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
+import type { ReportIndexStore } from '@tda/report-index';
 import type { Logger, TdaMetrics } from '@tda/observability';
 import type { IdTokenVerifier } from '@tda/service-runtime';
 import type { OrchestratorConfig } from './config';
+import type { MarketCoverage } from './runs/run-preflight.service';
 
 /**
  * What OrchestratorModule.forRoot receives: already-built adapter instances, so the local
@@ -19,6 +22,11 @@ export interface OrchestratorModuleOptions {
    * through it (the orchestrator never writes artifacts).
    */
   artifacts: ArtifactStore;
+  /**
+   * The reports/recommendations index (seed 001). The orchestrator is its only writer (the
+   * entries of SUCCEEDED LLM steps, create-only) and serves GET /reports, /recommendations.
+   */
+  reportIndex: ReportIndexStore;
   logger: Logger;
   /** Default: the system clock. */
   clock?: () => Date;
@@ -38,4 +46,14 @@ export interface OrchestratorModuleOptions {
    * pass a verifier over a local key.
    */
   adminOidcVerifier?: IdTokenVerifier;
+  /**
+   * accounts/{accountId} (the accounts API and the trigger's account check). Default: an empty
+   * in-memory store; main.ts and the local launcher pass `Backends.accounts`.
+   */
+  accounts?: AccountStore;
+  /**
+   * How far the market data reaches, for the run's asOf at trigger. Default: the bundled
+   * datasets (what the OHLCV worker reads unless TDA_MARKET_DATA=ccxt).
+   */
+  marketData?: MarketCoverage;
 }

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { flowCatalogue } from '@tda/flow-engine';
+import { BundledCandleSource } from '@tda/market-data';
 import { createMetrics } from '@tda/observability';
 import { GoogleIdTokenVerifier, type IdTokenVerifier } from '@tda/service-runtime';
 import { ORCHESTRATOR_SERVICE, type OrchestratorConfig } from './config';
@@ -10,10 +11,12 @@ import {
   CLOCK,
   FLOW_CATALOGUE,
   LOGGER,
+  MARKET_COVERAGE,
   MESSAGE_BROKER,
   METRICS,
   ORCHESTRATOR_CONFIG,
   RANDOM,
+  REPORT_INDEX,
   RUN_STORE,
   type Clock,
   type RandomSource,
@@ -35,11 +38,13 @@ export function collaboratorProviders(options: OrchestratorModuleOptions): Provi
     { provide: RUN_STORE, useValue: options.store },
     { provide: MESSAGE_BROKER, useValue: options.broker },
     { provide: ARTIFACT_STORE, useValue: options.artifacts },
+    { provide: REPORT_INDEX, useValue: options.reportIndex },
     { provide: LOGGER, useValue: options.logger },
     { provide: CLOCK, useValue: options.clock ?? systemClock },
     { provide: RANDOM, useValue: options.random ?? mathRandom },
     { provide: ORCHESTRATOR_CONFIG, useValue: options.config },
     { provide: FLOW_CATALOGUE, useValue: options.catalogue ?? flowCatalogue },
+    { provide: MARKET_COVERAGE, useValue: options.marketData ?? new BundledCandleSource() },
     {
       provide: METRICS,
       useValue: options.metrics ?? createMetrics({ service: ORCHESTRATOR_SERVICE }),

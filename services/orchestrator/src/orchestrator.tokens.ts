@@ -10,6 +10,8 @@ export const RUN_STORE = Symbol('tda.orchestrator.runStore');
 export const MESSAGE_BROKER = Symbol('tda.orchestrator.messageBroker');
 /** ArtifactStore (@tda/artifacts), read-only here. */
 export const ARTIFACT_STORE = Symbol('tda.orchestrator.artifactStore');
+/** ReportIndexStore (@tda/report-index): reports/{reportId}, recommendations/{recoId}. */
+export const REPORT_INDEX = Symbol('tda.orchestrator.reportIndex');
 /** Logger (@tda/observability). */
 export const LOGGER = Symbol('tda.orchestrator.logger');
 /** Clock: what decisions and timestamps read as "now". */
@@ -20,6 +22,8 @@ export const RANDOM = Symbol('tda.orchestrator.random');
 export const ORCHESTRATOR_CONFIG = Symbol('tda.orchestrator.config');
 /** FlowCatalogue (@tda/flow-engine). */
 export const FLOW_CATALOGUE = Symbol('tda.orchestrator.flowCatalogue');
+/** MarketCoverage (runs/run-preflight.service.ts): how far the market data reaches (asOf). */
+export const MARKET_COVERAGE = Symbol('tda.orchestrator.marketCoverage');
 /** TdaMetrics (@tda/observability). */
 export const METRICS = Symbol('tda.orchestrator.metrics');
 /** IdTokenVerifier of the admin OIDC principal, or null when none is configured. */

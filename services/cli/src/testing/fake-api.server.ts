@@ -14,6 +14,8 @@ export interface FakeApiRequest {
 export interface FakeApiAnswer {
   status: number;
   body: unknown;
+  /** Extra response headers (e.g. ETag). */
+  headers?: Record<string, string>;
 }
 
 export interface FakeApiServer {
@@ -39,8 +41,8 @@ export async function startFakeApiServer(
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       requests.push(request);
       const answer = route(request);
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer.body));
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

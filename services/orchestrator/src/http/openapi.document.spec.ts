@@ -33,6 +33,16 @@ describe('OpenAPI document', () => {
     expect(OPENAPI_SCHEMAS[component]).toEqual(inlined(readSchema(contract)));
   });
 
+  it.each([
+    ['ReportIndexEntry', 'report_index'],
+    ['RecommendationIndexEntry', 'recommendation_index'],
+  ])('%s names the contract required fields and exactly its properties', (component, contract) => {
+    const schema = readSchema(contract) as { required: string[]; properties: object };
+    const abridged = OPENAPI_SCHEMAS[component] as { required: string[]; properties: object };
+    expect(abridged.required).toEqual(schema.required);
+    expect(Object.keys(abridged.properties).sort()).toEqual(Object.keys(schema.properties).sort());
+  });
+
   it('FlowRun names the contract required fields and only contract properties', () => {
     const contract = readSchema('flow_run') as { required: string[]; properties: object };
     const component = OPENAPI_SCHEMAS['FlowRun'] as { required: string[]; properties: object };
@@ -45,6 +55,9 @@ describe('OpenAPI document', () => {
   it('documents every route and only references defined schemas', () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/accounts',
+      '/accounts/{accountId}',
+      '/admin/index/backfill',
       '/admin/reconcile',
       '/admin/replay',
       '/admin/snapshots',
@@ -52,6 +65,10 @@ describe('OpenAPI document', () => {
       '/healthz',
       '/metrics',
       '/openapi.json',
+      '/recommendations',
+      '/recommendations/{recoId}',
+      '/reports',
+      '/reports/{reportId}',
       '/runs',
       '/runs/{runId}',
       '/runs/{runId}/cancel',

@@ -16,6 +16,7 @@ import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
+import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
 import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
 import { artifactContractsPhrase, STEP_TYPE_OPENAPI_SCHEMAS } from './step-types.openapi';
 import {
@@ -169,6 +170,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...STEP_TYPE_OPENAPI_SCHEMAS,
   ...ADMIN_RECONCILE_SCHEMAS,
   ...RECOVERY_OPENAPI_SCHEMAS,
+  ...ACCOUNTS_OPENAPI_SCHEMAS,
   ...INDEX_OPENAPI_SCHEMAS,
 };
 
@@ -369,6 +371,7 @@ export function buildOpenApiDocument(): Json {
       ...SERVICE_PATHS,
       ...ADMIN_RECONCILE_PATHS,
       ...RECOVERY_OPENAPI_PATHS,
+      ...ACCOUNTS_OPENAPI_PATHS,
       ...INDEX_OPENAPI_PATHS,
     },
   };

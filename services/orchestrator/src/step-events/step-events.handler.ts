@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { validate, type FlowRun } from '@tda/contracts';
+import { validate, type FlowRun, type StepEventMessage } from '@tda/contracts';
 import {
   DEFAULT_MAX_DELIVERY_ATTEMPTS,
   invalidMessage,
@@ -14,6 +14,8 @@ import {
 import type { TdaMetrics } from '@tda/observability';
 import { advanceDecision } from '../dispatch/advance.decision';
 import { RunWriter } from '../dispatch/run-writer.service';
+import { indexKindOf } from '../index/index-entry.builder';
+import { IndexWriter, type IndexStepOutcome } from '../index/index-writer.service';
 import { METRICS } from '../orchestrator.tokens';
 import { RunAdmission } from '../runs/run-admission.service';
 
@@ -36,12 +38,15 @@ export function readyDependents(run: FlowRun, stepId: string): string[] {
  * to publish (a second message is harmless: workers claim with preconditions). After
  * DEFAULT_MAX_DELIVERY_ATTEMPTS deliveries the event is acked and left to the reconciler, which
  * repeats everything an event does (the emulator never dead-letters, so the bound is in code).
+ * The one thing it does not repeat is the index entry of a SUCCEEDED LLM step (written here after
+ * the advance): an entry missed that way is written by POST /admin/index/backfill.
  */
 @Controller()
 export class StepEventsHandler {
   constructor(
     private readonly writer: RunWriter,
     private readonly admission: RunAdmission,
+    private readonly index: IndexWriter,
     @Inject(METRICS) private readonly metrics: Pick<TdaMetrics, 'messagesHandled'>,
   ) {}
 
@@ -82,10 +87,26 @@ export class StepEventsHandler {
     // the reconciler's pass admits at the latest).
     if (outcome.result.termination !== undefined)
       await this.admission.admitQueuedSafely('step_event');
+    const indexed = await this.indexFinished(event, outcome.run);
     const published = outcome.dispatched.length;
     if (outcome.kind === 'noop') {
+      if (indexed?.outcome === 'created') return processed(`indexed ${indexed.id}`);
       return published > 0 ? processed(`republished ${published}`) : noop('already_advanced');
     }
     return processed(`advanced to ${outcome.run.status}; dispatched ${published}`);
+  }
+
+  /**
+   * The index entry of a SUCCEEDED LLM step (IndexWriter: the orchestrator is its only writer,
+   * create-only under a deterministic id). After the advance, so an index outage never delays
+   * the next steps; also when the advance was a noop, because that is what a redelivery after a
+   * failed index write sees. A failure throws: nack, and the redelivery writes it (or finds it).
+   */
+  private async indexFinished(
+    event: Pick<StepEventMessage, 'stepId' | 'stepType' | 'status'>,
+    run: FlowRun,
+  ): Promise<IndexStepOutcome | undefined> {
+    if (event.status !== 'SUCCEEDED' || indexKindOf(event.stepType) === undefined) return undefined;
+    return this.index.indexStep(run, event.stepId);
   }
 }

@@ -161,11 +161,13 @@ describe('deploy/firestore/firestore.indexes.json covers the flow-store queries'
     }
   });
 
-  it('has no index without a query', async () => {
+  it('has no flow_runs index without a query', async () => {
+    // Other collections' indexes are checked next to their stores (libs/report-index).
+    const runIndexes = indexes.filter((i) => i.collectionGroup === 'flow_runs');
     const used = new Set<string>();
     for (const combination of subsets(Object.keys(FILTERS) as Filter[])) {
       const shape = await shapeOf(combination);
-      for (const index of indexes) {
+      for (const index of runIndexes) {
         const equality = index.fields.slice(0, -1).map((f) => f.fieldPath);
         if (
           equality.every((f) => shape.equality.includes(f)) &&
@@ -176,6 +178,6 @@ describe('deploy/firestore/firestore.indexes.json covers the flow-store queries'
         }
       }
     }
-    expect(indexes.filter((i) => !used.has(JSON.stringify(i)))).toEqual([]);
+    expect(runIndexes.filter((i) => !used.has(JSON.stringify(i)))).toEqual([]);
   });
 });

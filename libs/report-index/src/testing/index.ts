@@ -1,0 +1,2 @@
+export * from './report-index.fixtures';
+export * from './report-index-store.conformance';
