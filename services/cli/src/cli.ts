@@ -3,6 +3,7 @@ import type { EnvSource } from '@tda/config';
 import { isTdaError, type FlowRun, type TriggerRequest } from '@tda/contracts';
 import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
+import { addAccountCommands } from './accounts-commands';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
 import { CliError } from './cli-error';
@@ -11,6 +12,8 @@ import { runInfraApply, type InfraApplyFlags } from './infra-command';
 import { runInfraRender, type InfraRenderFlags } from './infra-render';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
+import { addRecommendCommand } from './recommend-command';
+import { addIndexCommands } from './reports-commands';
 import { artifactUris, renderRun } from './run-view';
 import { watchRun } from './watch';
 
@@ -105,8 +108,11 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     addRecoveryCommands,
     addReplayCommands,
     addReportCommand,
+    addIndexCommands,
+    addRecommendCommand,
     addLlmCommands,
     addInfraCommands,
+    addAccountCommands,
   ]) {
     add(program, ctx);
   }

@@ -2,6 +2,8 @@ export * from './api-client';
 export * from './cli';
 export * from './cli-config';
 export * from './llm-seed';
+export * from './recommend-command';
+export * from './recommendation-view';
 export * from './report-view';
 export * from './run-view';
 export * from './watch';

@@ -1,13 +1,16 @@
 import { join } from 'node:path';
 import { parseGcsUri, type ArtifactStore } from '@tda/artifacts';
 import { validate, type FlowRun } from '@tda/contracts';
-import { ApiClient, watchRun } from '@tda/service-cli';
+import { RECOMMENDATION_FLOW_KEY } from '@tda/flow-engine';
+import { ApiClient, recommendationOfRun, renderRecommendation, watchRun } from '@tda/service-cli';
 
 export interface DemoOptions {
   url: string;
   token: string;
   flowKey: string;
   symbol: string;
+  /** scope.accountId of flows that size against an account (flow 4). */
+  accountId?: string;
   dataDir: string;
   artifacts: ArtifactStore;
   out: { write(text: string): boolean; isTTY?: boolean };
@@ -91,12 +94,18 @@ export async function runReports(run: FlowRun, artifacts: ArtifactStore): Promis
 /** Triggers the demo run, draws its progress until it finishes and prints where the files are. */
 export async function runDemo(options: DemoOptions): Promise<FlowRun> {
   const client = new ApiClient({ baseUrl: options.url, token: options.token });
+  const takesAccount = options.flowKey === RECOMMENDATION_FLOW_KEY;
   const { run } = await client.trigger({
     flowKey: options.flowKey,
-    scope: { symbol: options.symbol },
+    scope: {
+      symbol: options.symbol,
+      ...(takesAccount && options.accountId !== undefined ? { accountId: options.accountId } : {}),
+    },
     trigger: { type: 'DEBUG_HTTP', source: 'npm start demo' },
   });
-  options.out.write(`\ndemo run ${run.runId} (${options.flowKey}, ${options.symbol})\n`);
+  options.out.write(
+    `\ndemo run ${run.runId} (${options.flowKey}, ${options.symbol}, as of ${String(run.scope.asOf)})\n`,
+  );
   const final = await watchRun(client, run.runId, {
     out: options.out,
     intervalMs: 300,
@@ -121,5 +130,23 @@ export async function runDemo(options: DemoOptions): Promise<FlowRun> {
     }
     options.out.write(`  read them: npx tda report ${final.runId}\n`);
   }
+  await printRecommendation(client, final, options.out);
   return final;
+}
+
+/** The recommendation of a finished flow 4 run, last, so it is what the terminal ends with. */
+async function printRecommendation(
+  client: ApiClient,
+  run: FlowRun,
+  out: DemoOptions['out'],
+): Promise<void> {
+  if (run.status !== 'SUCCEEDED') return;
+  const answer = await recommendationOfRun(client, run);
+  if (answer === undefined) return;
+  out.write(
+    `\nrecommendation (${answer.stepId}):\n${renderRecommendation(answer.file, answer.reports)}\n`,
+  );
+  out.write(
+    `  again: npx tda recommend ${run.scope.symbol} --account ${String(run.scope.accountId)} --watch\n`,
+  );
 }

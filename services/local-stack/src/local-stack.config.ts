@@ -18,8 +18,11 @@ export const localStackConfigSchema = z.object({
   TDA_API_TOKEN: z.string().min(16).optional(),
   /** Trigger the demo run at start and show its progress. */
   TDA_DEMO: flag(true),
-  TDA_DEMO_FLOW: z.string().default('scheduled_month_week_report_v1'),
+  /** The demo is what TDA is for: a recommendation sized against the paper account `demo`. */
+  TDA_DEMO_FLOW: z.string().default('recommendation_with_account_v1'),
   TDA_DEMO_SYMBOL: z.string().default('BTC-USDT'),
+  /** The account of the demo recommendation (flows that take scope.accountId). */
+  TDA_DEMO_ACCOUNT: z.string().default('demo'),
   /** Stop after the demo run finished (for scripted checks); default: keep serving. */
   TDA_EXIT_AFTER_DEMO: flag(false),
   TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),

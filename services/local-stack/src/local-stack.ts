@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { ensureDemoAccount } from '@tda/accounts';
 import { backendConfigSchema, createBackends, type Backends } from '@tda/backends';
 import { loadConfig, type EnvSource } from '@tda/config';
 import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators';
 import type { FlowRunStore } from '@tda/flow-store';
+import { createConfiguredCandleSource } from '@tda/market-data';
 import type { MessageBroker } from '@tda/messaging';
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
@@ -95,17 +97,23 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       artifacts: backends.artifacts,
       metrics,
     });
+    const orchestratorConfig = loadOrchestratorConfig(serviceEnv);
     const orchestrator: INestApplication = await createOrchestratorApp({
       ...adapters('orchestrator'),
+      reportIndex: backends.reportIndex,
+      accounts: backends.accounts,
+      marketData: await createConfiguredCandleSource(orchestratorConfig),
       logger: options.loggerFor('orchestrator'),
-      config: loadOrchestratorConfig(serviceEnv),
+      config: orchestratorConfig,
     });
     cleanups.push(() => orchestrator.close());
+    description.push(...(await demoAccountLine(backends, orchestratorConfig.TDA_DEFAULT_OWNER)));
 
     // Each worker is built from its own definition, exactly as its main.ts builds it.
     const workers = await startWorkers({
       env: serviceEnv,
       adapters,
+      backends,
       loggerFor: options.loggerFor,
       hooks,
     });
@@ -198,6 +206,27 @@ async function serveApi(
   return { url, dataDir };
 }
 
+/**
+ * What one process shares with a worker beyond the run store, bus and artifacts: the paper
+ * accounts (in memory mode a worker's own store would be empty; on the emulators and GCP the
+ * worker opens the same Firestore collection itself, as its main.ts does).
+ */
+function sharedWith(stepType: string, backends: Pick<Backends, 'accounts'>): unknown {
+  return stepType === 'ACCOUNT_EXPORT' ? { accounts: backends.accounts } : undefined;
+}
+
+/** `npm start` sizes its demo recommendation against the paper account `demo`. */
+async function demoAccountLine(
+  backends: Pick<Backends, 'accounts'>,
+  ownerId: string,
+): Promise<string[]> {
+  const { created, account } = await ensureDemoAccount(backends.accounts, ownerId);
+  if (account.ownerId !== ownerId) return [];
+  return [
+    `paper account '${account.accountId}' ${created ? 'created' : 'found'} (${account.cash} ${account.quoteCurrency} cash; npx tda accounts show ${account.accountId})`,
+  ];
+}
+
 /** Every registered worker (LOCAL_WORKERS) not omitted by a test, over the shared adapters. */
 async function startWorkers(parts: {
   env: EnvSource;
@@ -207,6 +236,7 @@ async function startWorkers(parts: {
     artifacts: Backends['artifacts'];
     metrics: ReturnType<typeof createMetrics>;
   };
+  backends: Pick<Backends, 'accounts'>;
   loggerFor: (service: string) => Logger;
   hooks: LocalStackHooks;
 }): Promise<ComposedWorker<AnyStepHandler>[]> {
@@ -223,6 +253,7 @@ async function startWorkers(parts: {
           env: parts.env,
           ...parts.adapters(service),
           logger: parts.loggerFor(service),
+          overrides: sharedWith(stepType, parts.backends),
           ...(hooks.workerPolicy === undefined ? {} : { policy: hooks.workerPolicy }),
           ...(decorate === undefined ? {} : { decorate: (h) => decorate(h, service) }),
         }),

@@ -64,6 +64,7 @@ async function main(): Promise<void> {
       token: stack.token,
       flowKey: config.TDA_DEMO_FLOW,
       symbol: config.TDA_DEMO_SYMBOL,
+      accountId: config.TDA_DEMO_ACCOUNT,
       dataDir: stack.dataDir,
       artifacts: stack.backends.artifacts,
       out,
