@@ -3,7 +3,7 @@ import { frameRangeLabel, lastBarForming, type ChartFrame } from './chart-frame'
 /** charts_manifest ChartItem.description maxLength. */
 export const MAX_DESCRIPTION_LENGTH = 500;
 
-/** 'BTC-USD 1M candles 2020-03..2025-02 (60 bars, log price scale)' */
+/** 'BTC-USDT 1M candles 2020-03..2025-02 (60 bars, log price scale)' */
 export function describeWindow(frame: ChartFrame, note?: string): string {
   const extra = note === undefined ? '' : `, ${note}`;
   return `${frame.symbol} ${frame.timeframe} candles ${frameRangeLabel(frame)} (${frame.shown.length} bars${extra})`;

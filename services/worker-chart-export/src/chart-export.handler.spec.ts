@@ -234,9 +234,9 @@ describe('ChartExportHandler: flow 1 default request', () => {
         ),
       },
     ]);
-    // The week of 2022-02-21 closed at 37,710 (Yahoo daily close of 2022-02-27).
+    // Readings of the frozen fixture (Yahoo history, see btc-usd-1w.candles.json): its week of
+    // 2022-02-21 closed at 37,710 (the Yahoo daily close of 2022-02-27), RSI(14) over 104 weeks.
     expect(manifest.items[0]?.description).toContain('last close 37,710');
-    // contracts/examples/charts_manifest.partial.example.json quotes the same weekly RSI.
     expect(manifest.items[0]?.description).toContain('RSI(14) 40.6');
   });
 

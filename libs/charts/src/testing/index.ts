@@ -3,8 +3,9 @@ import type { ChartSeriesInput } from '../chart-frame';
 import fixture from './btc-usd-1m.fixture.json';
 
 /**
- * Real candles for tests: 60 BTC-USD monthly bars (2017-03..2022-02) resampled once from the
- * bundled Yahoo daily CSV, so indicator readings and descriptions are checked against history.
+ * Real candles for tests: 60 BTC-USD monthly bars (2017-03..2022-02) resampled once from a Yahoo
+ * daily CSV that is no longer bundled (libs/market-data ships Binance data now). Frozen on purpose:
+ * indicator readings and descriptions are checked against real history that never moves.
  */
 export function btcUsdMonthly(): ChartSeriesInput {
   return {

@@ -9,7 +9,10 @@ export const ARTIFACTS = { bucket: 'tda-artifacts', prefix: 'runs' } as const;
 export const OHLCV_STEP_ID = 'ohlcv_export:1w';
 export const CHARTS_STEP_ID = 'charts:1w:ctpl_default_v1';
 
-/** 104 real BTC-USD weekly candles, 2020-03-02..2022-02-21 (see btc-usd-1w.candles.json). */
+/**
+ * 104 real BTC-USD weekly candles, 2020-03-02..2022-02-21: a frozen copy of Yahoo history, not the
+ * bundled (Binance) data, so the readings the specs pin never move (see btc-usd-1w.candles.json).
+ */
 export function weeklyCandles(): OhlcvCandle[] {
   return weekly.candles.map((c) => ({ ...c }));
 }
@@ -30,9 +33,10 @@ export function ohlcvExport(run: FlowRun, candles: OhlcvCandle[] = weeklyCandles
     timeframe: '1w',
     // A run without scope.asOf: the export is cut at the end of its data.
     asOf: to,
+    // The frozen fixture, not a bundled dataset (this worker does not read source).
     source: {
       provider: 'bundled',
-      dataset: 'yahoo/BTC-USD_1d',
+      dataset: 'test-fixture/yahoo-BTC-USD_1d',
       marketSymbol: 'BTC-USD',
       sourceTimeframe: '1d',
       volumeUnit: 'quote',
