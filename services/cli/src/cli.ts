@@ -12,7 +12,7 @@ import { runInfraApply, type InfraApplyFlags } from './infra-command';
 import { runInfraRender, type InfraRenderFlags } from './infra-render';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
-import { addRecommendCommand } from './recommend-command';
+import { addRecommendCommand, normalizeAsOf } from './recommend-command';
 import { addIndexCommands } from './reports-commands';
 import { artifactUris, renderRun } from './run-view';
 import { watchRun } from './watch';
@@ -128,6 +128,9 @@ function addRunCommands(program: Command, ctx: CliContext): void {
     .argument('<flowKey>', 'e.g. scheduled_month_week_report_v1 (see `tda flows`)')
     .requiredOption('-s, --symbol <symbol>', 'trading symbol, e.g. BTC-USDT')
     .option('-t, --timeframes <list>', 'comma-separated timeframes (flows that take them)')
+    .option('--as-of <time>', 'the moment the run describes (RFC 3339); default: the newest candle')
+    .option('-a, --account <accountId>', 'the account to size against (flows that take one)')
+    .option('--report-ids <list>', 'comma-separated report ids (aggregated_report_v1)')
     .option('-k, --idempotency-key <key>', 'the same key returns the existing run')
     .option('--deadline-seconds <n>', 'run timeout in seconds')
     .option('-w, --watch', 'follow the run until it finishes')
@@ -139,6 +142,11 @@ function addRunCommands(program: Command, ctx: CliContext): void {
           symbol: String(opts['symbol']),
           ...(typeof opts['timeframes'] === 'string'
             ? { timeframes: opts['timeframes'].split(',').map((t) => t.trim()) as never }
+            : {}),
+          ...(typeof opts['asOf'] === 'string' ? { asOf: normalizeAsOf(opts['asOf']) } : {}),
+          ...(typeof opts['account'] === 'string' ? { accountId: opts['account'] } : {}),
+          ...(typeof opts['reportIds'] === 'string'
+            ? { reportIds: opts['reportIds'].split(',').map((t) => t.trim()) }
             : {}),
         },
         ...(typeof opts['idempotencyKey'] === 'string'

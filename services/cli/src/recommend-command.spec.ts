@@ -146,6 +146,24 @@ describe('tda recommend', () => {
     );
   });
 
+  it('tda run passes --as-of (normalized), --account and --report-ids into the scope', async () => {
+    run = flow4('SUCCEEDED');
+    const args = [
+      'run',
+      'aggregated_report_v1',
+      '-s',
+      'BTC-USDT',
+      '--as-of',
+      '2026-09-20T02:00:00+02:00',
+    ];
+    expect(await runCli([...args, '-a', 'demo', '--report-ids', 'rpt_a, rpt_b'], io())).toBe(0);
+    const posted = api.requests.find((r) => r.method === 'POST');
+    expect(JSON.parse(posted?.body ?? '{}')).toMatchObject({
+      flowKey: 'aggregated_report_v1',
+      scope: { asOf: '2026-09-20T00:00:00Z', accountId: 'demo', reportIds: ['rpt_a', 'rpt_b'] },
+    });
+  });
+
   it('refuses an --as-of that is not a time', () => {
     expect(normalizeAsOf('2026-09-20T00:00:00.000Z')).toBe('2026-09-20T00:00:00Z');
     expect(() => normalizeAsOf('yesterday')).toThrow(/RFC 3339/);
