@@ -347,6 +347,44 @@ describe('every LLM provider', () => {
   });
 });
 
+describe('a live exchange account', () => {
+  // deploy/environments.json has none; render one for its profiles in memory.
+  const renderings = [
+    ...renderDeployFiles(
+      environments.map((e) => ({ ...e, exchangeAccount: 'binance' })),
+      '24.21.0',
+    ),
+  ]
+    .filter(([path]) => path.startsWith('deploy/cloudrun/'))
+    .map(([path, content]) => ({ path, manifest: manifestShape.parse(parse(content)) }));
+
+  it.each(renderings.map((r) => [r.path, r] as const))(
+    '%s boots with env its service schema accepts',
+    (_name, { manifest }) => expectEnvAcceptedByService(manifest),
+  );
+
+  it('the account worker reads the key and secret from Secret Manager, never as plain env', () => {
+    const workers = renderings.filter(
+      (r) => r.manifest.metadata.name === 'tda-worker-account-export',
+    );
+    expect(workers).toHaveLength(environments.length);
+    for (const { manifest } of workers) {
+      const env = manifest.spec.template.spec.containers[0]?.env ?? [];
+      expect(env).toContainEqual({ name: 'TDA_ACCOUNT_CCXT_EXCHANGE', value: 'binance' });
+      expect(env.filter((e) => 'valueFrom' in e)).toEqual([
+        {
+          name: 'TDA_ACCOUNT_CCXT_API_KEY',
+          valueFrom: { secretKeyRef: { name: 'tda-exchange-api-key', key: 'latest' } },
+        },
+        {
+          name: 'TDA_ACCOUNT_CCXT_SECRET',
+          valueFrom: { secretKeyRef: { name: 'tda-exchange-api-secret', key: 'latest' } },
+        },
+      ]);
+    }
+  });
+});
+
 describe('skaffold.yaml', () => {
   it('uses schema v4beta14, builds linux/amd64 and names the config tda', () => {
     expect(skaffold.apiVersion).toBe('skaffold/v4beta14');
@@ -414,7 +452,11 @@ describe('deploy/README.md', () => {
   const variants = (): DeployEnvironment[] => {
     const environment = environments[0];
     if (environment === undefined) throw new Error('no environment');
-    return LLM_PROVIDERS.map((llm) => ({ ...environment, llm }));
+    return [
+      ...LLM_PROVIDERS.map((llm) => ({ ...environment, llm })),
+      // A live exchange account adds the account worker's two secrets.
+      { ...environment, exchangeAccount: 'binance' },
+    ];
   };
 
   it('names every secret with the env variable and service that read it', () => {

@@ -84,6 +84,8 @@ describe('id patterns', () => {
     expect('prompt_month').not.toMatch(PROMPT_ID_PATTERN);
     expect('llm_report_output_v12').toMatch(LLM_REPORT_SCHEMA_ID_PATTERN);
     expect('llm_report_output_v0').not.toMatch(LLM_REPORT_SCHEMA_ID_PATTERN);
+    expect('llm_aggregate_report_output_v1').toMatch(LLM_REPORT_SCHEMA_ID_PATTERN);
+    expect('llm_aggregate_output_v1').not.toMatch(LLM_REPORT_SCHEMA_ID_PATTERN);
     expect('llm_recommendation_output_v1').not.toMatch(LLM_REPORT_SCHEMA_ID_PATTERN);
   });
 

@@ -143,7 +143,7 @@ describe('artifact examples', () => {
   const artifacts: {
     file: string;
     stepType: StepType;
-    doc: { runId: string; stepId: string; timeframe: string };
+    doc: { runId: string; stepId: string; timeframe?: string };
   }[] = [
     ...validExamples('ohlcv_export', validate.ohlcvExport).map((e) => ({
       ...e,
@@ -153,11 +153,10 @@ describe('artifact examples', () => {
       ...e,
       stepType: 'CHART_EXPORT' as const,
     })),
-    ...validExamples('llm_report_file', validate.llmReportFile).map((e) => ({
-      file: e.file,
-      stepType: 'LLM_REPORT' as const,
-      doc: e.doc.metadata,
-    })),
+    // An aggregated report (flow 3) belongs to a run of its own; its inputs are checked below.
+    ...validExamples('llm_report_file', validate.llmReportFile)
+      .filter((e) => e.doc.metadata.inputs.reportRefs === undefined)
+      .map((e) => ({ file: e.file, stepType: 'LLM_REPORT' as const, doc: e.doc.metadata })),
   ];
 
   it.each(artifacts)(
@@ -220,7 +219,10 @@ describe('artifact examples', () => {
     const ajv = new Ajv2020({ allErrors: true, strict: false });
 
     it.each(reports)('$file: schemaVersion is the N of its schemaId', ({ doc }) => {
-      expect(doc.metadata.schemaId).toBe(`llm_report_output_v${doc.metadata.schemaVersion}`);
+      const aggregate = doc.metadata.inputs.reportRefs !== undefined ? 'aggregate_' : '';
+      expect(doc.metadata.schemaId).toBe(
+        `llm_${aggregate}report_output_v${doc.metadata.schemaVersion}`,
+      );
     });
 
     it.each(reports)('$file: output is valid against its registry schema', ({ doc }) => {
@@ -235,9 +237,36 @@ describe('artifact examples', () => {
       const uris = Object.values(run.steps).flatMap((s) =>
         s.outputs.gcs_uri === undefined ? [] : [s.outputs.gcs_uri],
       );
-      const { ohlcvGcsUri, chartsManifestGcsUri, previousReportGcsUris } = report.metadata.inputs;
-      for (const uri of [ohlcvGcsUri, chartsManifestGcsUri, ...previousReportGcsUris]) {
+      const { ohlcvGcsUri, chartsManifestGcsUri, previousReportGcsUris, reportRefs } =
+        report.metadata.inputs;
+      if (reportRefs !== undefined) {
+        // An aggregated report reads reports of the run example, no moment after its own asOf.
+        const reportUris = Object.values(run.steps)
+          .filter((s) => s.stepType === 'LLM_REPORT')
+          .map((s) => s.outputs.gcs_uri);
+        for (const ref of reportRefs) {
+          expect(reportUris).toContain(ref.gcsUri);
+          expect(Date.parse(ref.asOf)).toBeLessThanOrEqual(Date.parse(report.metadata.asOf ?? ''));
+        }
+        expect(report.metadata.timeframe).toBeUndefined();
+        return;
+      }
+      for (const uri of [ohlcvGcsUri, chartsManifestGcsUri, ...(previousReportGcsUris ?? [])]) {
         expect(uris).toContain(uri);
+      }
+    });
+
+    it.each(reports)('$file: every citation names one of its input reports', ({ doc }) => {
+      const citations = doc.output.details['citations'];
+      const refs = doc.metadata.inputs.reportRefs;
+      if (refs === undefined) {
+        expect(citations).toBeUndefined();
+        return;
+      }
+      const known = refs.map((r) => r.reportId);
+      expect(Array.isArray(citations) && citations.length > 0).toBe(true);
+      for (const citation of citations as { reportId: string }[]) {
+        expect(known).toContain(citation.reportId);
       }
     });
 

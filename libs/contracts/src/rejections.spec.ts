@@ -316,7 +316,7 @@ describe('LLM registry and profile rejections', () => {
       {
         path: '/schemaId',
         keyword: 'pattern',
-        message: `'llm_recommendation_output_v1' does not match the required pattern ^llm_report_output_v[1-9][0-9]*$`,
+        message: `'llm_recommendation_output_v1' does not match the required pattern ^llm_(aggregate_)?report_output_v[1-9][0-9]*$`,
       },
     ]);
     doc['kind'] = 'LLM_RECOMMENDATION_OUTPUT';

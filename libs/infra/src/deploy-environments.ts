@@ -23,6 +23,14 @@ export const environmentSchema = z.object({
   maxRunningRuns: z.number().int().min(1).max(10_000).default(20),
   /** `vertex-ai`: no Gemini API key (and no secret reference), roles/aiplatform.user instead. */
   llm: z.enum(LLM_PROVIDERS).default('gemini-api'),
+  /**
+   * ccxt exchange id of the live exchange account (secrets tda-exchange-api-key and
+   * tda-exchange-api-secret); absent: paper accounts only.
+   */
+  exchangeAccount: z
+    .string()
+    .regex(/^[a-z0-9]{2,30}$/, 'must be a ccxt exchange id such as binance')
+    .optional(),
 });
 
 export const environmentsFileSchema = z
@@ -49,6 +57,7 @@ export function parseEnvironments(json: unknown): DeployEnvironment[] {
     artifactsBucket: e.artifactsBucket ?? `${e.project}-tda-artifacts`,
     maxRunningRuns: e.maxRunningRuns,
     llm: e.llm,
+    ...(e.exchangeAccount === undefined ? {} : { exchangeAccount: e.exchangeAccount }),
   }));
 }
 

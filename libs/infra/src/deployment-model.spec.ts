@@ -126,6 +126,56 @@ describe('LLM provider per environment', () => {
   });
 });
 
+describe('exchange account per environment', () => {
+  const account = serviceDeployment('worker-account-export');
+  const live = testEnvironment('prod', { exchangeAccount: 'binance' });
+
+  it('without exchangeAccount: paper accounts only, no exchange secret referenced anywhere', () => {
+    expect(account.secrets(env)).toEqual([]);
+    expect(account.env(env)).not.toHaveProperty('TDA_ACCOUNT_CCXT_EXCHANGE');
+    expect(referencedSecrets(env)).not.toContain(SECRETS.exchangeApiKey);
+  });
+
+  it('with exchangeAccount: key and secret from Secret Manager, accessor on exactly those two', () => {
+    expect(account.env(live)).toMatchObject({ TDA_ACCOUNT_CCXT_EXCHANGE: 'binance' });
+    expect(account.secrets(live)).toEqual([
+      { env: 'TDA_ACCOUNT_CCXT_API_KEY', secret: SECRETS.exchangeApiKey },
+      { env: 'TDA_ACCOUNT_CCXT_SECRET', secret: SECRETS.exchangeApiSecret },
+    ]);
+    const accessors = account
+      .roles(live)
+      .filter((r) => r.role === 'roles/secretmanager.secretAccessor')
+      .map((r) => r.resource);
+    expect(accessors).toEqual([
+      { type: 'secret', name: SECRETS.exchangeApiKey },
+      { type: 'secret', name: SECRETS.exchangeApiSecret },
+    ]);
+    expect(referencedSecrets(live)).toEqual([
+      SECRETS.apiToken,
+      SECRETS.geminiApiKey,
+      SECRETS.exchangeApiKey,
+      SECRETS.exchangeApiSecret,
+    ]);
+    // No other service reads them.
+    for (const s of SERVICE_DEPLOYMENTS.filter((d) => d.project !== 'worker-account-export')) {
+      expect(s.secrets(live)).toEqual(s.secrets(env));
+      expect(s.roles(live)).toEqual(s.roles(env));
+    }
+  });
+
+  it('parses exchangeAccount from deploy/environments.json', () => {
+    const [parsed] = parseEnvironments({
+      prod: { project: 'acme-tda-prod', region: 'europe-west1', exchangeAccount: 'binance' },
+    });
+    expect(parsed?.exchangeAccount).toBe('binance');
+    expect(() =>
+      parseEnvironments({
+        prod: { project: 'acme-tda-prod', region: 'europe-west1', exchangeAccount: 'Bin ance' },
+      }),
+    ).toThrow(/invalid/);
+  });
+});
+
 describe('deploy environments', () => {
   it('parses profiles with defaults and selects by profile or project', () => {
     const envs = parseEnvironments({

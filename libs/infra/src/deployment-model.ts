@@ -43,6 +43,11 @@ export interface DeployEnvironment {
   maxRunningRuns: number;
   /** Gemini API (key in Secret Manager) or Vertex AI (no key); default `gemini-api`. */
   llm: LlmProvider;
+  /**
+   * ccxt exchange id of the live exchange account ACCOUNT_EXPORT reads (API key and secret in
+   * Secret Manager). Absent: paper accounts only, and no exchange secret is referenced.
+   */
+  exchangeAccount?: string;
 }
 
 /** Secret Manager secrets the services read (containers created by infra apply, values by you). */
@@ -51,6 +56,10 @@ export const SECRETS = {
   apiToken: 'tda-api-token',
   /** Gemini API key of the LLM worker (GEMINI_API_KEY); not referenced with `llm: vertex-ai`. */
   geminiApiKey: 'tda-gemini-api-key',
+  /** API key of the live exchange account (TDA_ACCOUNT_CCXT_API_KEY); with `exchangeAccount` only. */
+  exchangeApiKey: 'tda-exchange-api-key',
+  /** API secret of the live exchange account (TDA_ACCOUNT_CCXT_SECRET); with `exchangeAccount` only. */
+  exchangeApiSecret: 'tda-exchange-api-secret',
 } as const;
 
 /** Identities that are not a service's own: Pub/Sub push and Cloud Scheduler invoke with them. */
@@ -203,6 +212,38 @@ function llmRole(environment: DeployEnvironment): ResourceRole {
       };
 }
 
+/** What a worker that reads the live exchange account gets, when the environment has one. */
+function exchangeAccountSecrets(environment: DeployEnvironment): SecretEnv[] {
+  return environment.exchangeAccount === undefined
+    ? []
+    : [
+        { env: 'TDA_ACCOUNT_CCXT_API_KEY', secret: SECRETS.exchangeApiKey },
+        { env: 'TDA_ACCOUNT_CCXT_SECRET', secret: SECRETS.exchangeApiSecret },
+      ];
+}
+
+/** The secrets a worker's needs reference in this environment (each one read as env). */
+function neededSecrets(
+  needs: AnyStepTypeDescriptor['deploy']['needs'],
+  environment: DeployEnvironment,
+): SecretEnv[] {
+  return [
+    ...(needs?.includes('llm') === true && environment.llm === 'gemini-api'
+      ? [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]
+      : []),
+    ...(needs?.includes('exchange-account') === true ? exchangeAccountSecrets(environment) : []),
+  ];
+}
+
+/** Least privilege: secretAccessor on each of these secrets only (one binding per secret). */
+function secretAccessors(secrets: readonly SecretEnv[]): ResourceRole[] {
+  return secrets.map((s) => ({
+    resource: { type: 'secret', name: s.secret },
+    role: 'roles/secretmanager.secretAccessor',
+    reason: `reads the exchange account credential ${s.env}`,
+  }));
+}
+
 /**
  * A step type's worker, from its descriptor: a Service fed by Pub/Sub push (request-driven,
  * scales to zero) or a Worker Pool pulling its subscription (always on, for long steps), with
@@ -235,11 +276,12 @@ export function stepWorkerDeployment(descriptor: AnyStepTypeDescriptor): Service
         ? pushWorkerEnv(name, environment)
         : { ...backendEnv(environment), TDA_INGRESS: 'pull' }),
       ...(llm && environment.llm === 'vertex-ai' ? VERTEX_AI_ENV : {}),
+      ...(deploy.needs?.includes('exchange-account') === true &&
+      environment.exchangeAccount !== undefined
+        ? { TDA_ACCOUNT_CCXT_EXCHANGE: environment.exchangeAccount }
+        : {}),
     }),
-    secrets: (environment) =>
-      llm && environment.llm === 'gemini-api'
-        ? [{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]
-        : [],
+    secrets: (environment) => neededSecrets(deploy.needs, environment),
     roles: (environment) => [
       ...workerRoles(environment),
       ...(push
@@ -255,6 +297,9 @@ export function stepWorkerDeployment(descriptor: AnyStepTypeDescriptor): Service
             } satisfies ResourceRole,
           ]),
       ...(llm ? [llmRole(environment)] : []),
+      ...(deploy.needs?.includes('exchange-account') === true
+        ? secretAccessors(exchangeAccountSecrets(environment))
+        : []),
     ],
   };
 }

@@ -165,23 +165,30 @@ describe('applyInfra (every section against FakeGcpApi)', () => {
     ).toEqual([
       'push-config tda-step-ready-ohlcv-export-sub',
       'push-config tda-step-ready-chart-export-sub',
+      'push-config tda-step-ready-account-export-sub',
       'iam-binding Cloud Run service tda-worker-ohlcv-export',
       'iam-binding Cloud Run service tda-worker-chart-export',
+      'iam-binding Cloud Run service tda-worker-account-export',
       'iam-binding Cloud Run service tda-orchestrator',
       'scheduler-job tda-reconcile',
     ]);
 
     // skaffold run
-    const urls = ['tda-worker-ohlcv-export', 'tda-worker-chart-export', 'tda-orchestrator'].map(
-      (name) => platform.deployRunService(env.project, env.region, name),
-    );
+    const urls = [
+      'tda-worker-ohlcv-export',
+      'tda-worker-chart-export',
+      'tda-worker-account-export',
+      'tda-orchestrator',
+    ].map((name) => platform.deployRunService(env.project, env.region, name));
     const third = await run(false);
     const changed = third.filter((i) => i.action !== 'unchanged');
     expect(changed.map((i) => `${i.action} ${i.kind} ${i.name}`)).toEqual([
       'update subscription tda-step-ready-ohlcv-export-sub',
       'update subscription tda-step-ready-chart-export-sub',
+      'update subscription tda-step-ready-account-export-sub',
       `create iam-binding Cloud Run service tda-worker-ohlcv-export: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
       `create iam-binding Cloud Run service tda-worker-chart-export: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
+      `create iam-binding Cloud Run service tda-worker-account-export: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
       `create iam-binding Cloud Run service tda-orchestrator: roles/run.invoker → serviceAccount:tda-scheduler@${env.project}.iam.gserviceaccount.com`,
       'create scheduler-job tda-reconcile',
     ]);

@@ -46,6 +46,32 @@ export interface LlmStructuredContext {
   chartsManifest?: unknown;
   /** Parsed llm_report_file artifacts of previous reports. */
   previousReports?: unknown[];
+  /** What an LLM_RECOMMENDATION is computed from (read by the offline recommender). */
+  recommendation?: RecommendationContext;
+  /** What an aggregated report (flow 3) synthesises (read by the offline analyst). */
+  aggregate?: AggregateContext;
+}
+
+/** The parsed input reports of an aggregated report, as UserInput lists them. */
+export interface AggregateContext {
+  /** The moment the aggregated report describes (the run's asOf, RFC 3339). */
+  asOf: string;
+  /** In inputs order (longest timeframe first), each with the id the output cites it by. */
+  reports: { reportId: string; timeframe?: string; asOf: string; report: unknown }[];
+}
+
+/** The parsed inputs of a recommendation, as UserInput lists them. */
+export interface RecommendationContext {
+  /** The moment the recommendation describes (RFC 3339). */
+  asOf: string;
+  /** The last close at or before asOf: the anchor of every level. */
+  lastClose: number;
+  /** The input reports in inputs order (longest timeframe first), each with its citable id. */
+  reports: { reportId: string; stepId: string; timeframe?: string; report: unknown }[];
+  /** The parsed account_snapshot, when the step reads one. */
+  account?: unknown;
+  /** The limits the output is checked against (the account's, or the default). */
+  riskLimits: { maxPositionFraction: number; maxRiskPerTradeFraction?: number };
 }
 
 export interface LlmRequest {

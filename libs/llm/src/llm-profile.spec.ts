@@ -1,7 +1,7 @@
 import type { LlmSchema } from '@tda/contracts';
 import { loadExample } from '@tda/contracts/testing';
 import { describe, expect, it } from 'vitest';
-import { defaultReportSchema } from './default-registry';
+import { defaultRecommendationSchema, defaultReportSchema } from './default-registry';
 import { InMemoryPromptRegistry } from './in-memory-prompt.registry';
 import { LlmProfileError } from './llm.errors';
 import {
@@ -276,5 +276,64 @@ describe('resolveLlmProfile', () => {
     expect(reads).toBe(0);
     expect(llmProfileSchemaId(profile())).toBe('llm_report_output_v1');
     expect(llmProfileSchemaId({})).toBeUndefined();
+  });
+});
+
+describe('validateLlmProfile for LLM_RECOMMENDATION (kind LLM_RECOMMENDATION_OUTPUT)', () => {
+  const reco = (overrides: Record<string, unknown> = {}): Record<string, unknown> =>
+    profile({ structuredOutput: { schemaId: 'llm_recommendation_output_v1' }, ...overrides });
+  const foundReco: SchemaLookupResult = { status: 'found', schema: defaultRecommendationSchema() };
+  const checkReco = (p: unknown, schema: SchemaLookupResult = foundReco): LlmProfileValidation =>
+    validateLlmProfile(p, { schema, provider: 'gemini', kind: 'LLM_RECOMMENDATION_OUTPUT' });
+
+  it('accepts llm_recommendation_output_v<N> of its kind and reads the version from it', () => {
+    const result = checkReco(reco());
+    expect(result.ok && result.config.schemaVersion).toBe(1);
+    expect(result.ok && result.config.schemaId).toBe('llm_recommendation_output_v1');
+  });
+
+  it('refuses a report schema id, a schema of the report kind and one without the invariants', () => {
+    const wrongId = expectInvalid(checkReco(profile()), 'structuredOutput.schemaId');
+    expect(wrongId.message).toContain('does not follow llm_recommendation_output_v{N}');
+    const reportKind: LlmSchema = {
+      ...defaultReportSchema(),
+      schemaId: 'llm_recommendation_output_v1',
+    };
+    const kind = expectInvalid(
+      checkReco(reco(), { status: 'found', schema: reportKind }),
+      'structuredOutput.schemaId',
+    );
+    expect(kind.message).toContain('not LLM_RECOMMENDATION_OUTPUT');
+    const broken: LlmSchema = {
+      ...defaultRecommendationSchema(),
+      jsonSchema: { type: 'object', required: ['action'], properties: {} },
+    };
+    const invariants = expectInvalid(
+      checkReco(reco(), { status: 'found', schema: broken }),
+      'structuredOutput.schemaId',
+    );
+    expect(invariants.message).toContain('minimal invariants');
+  });
+
+  it('names the step type in its step rules', () => {
+    const error = expectInvalid(checkReco(reco({ candidateCount: 2 })), 'candidateCount');
+    expect(error.message).toBe(
+      'llmProfile.candidateCount: must be 1 for LLM_RECOMMENDATION (single-candidate structured output)',
+    );
+  });
+
+  it('resolves through the registry with the kind', async () => {
+    const registry = new InMemoryPromptRegistry({ schemas: [defaultRecommendationSchema()] });
+    const result = await resolveLlmProfile(reco(), {
+      registry,
+      provider: 'offline',
+      kind: 'LLM_RECOMMENDATION_OUTPUT',
+    });
+    expect(result.ok).toBe(true);
+    // without the kind, the report convention applies
+    expectInvalid(
+      await resolveLlmProfile(reco(), { registry, provider: 'offline' }),
+      'structuredOutput.schemaId',
+    );
   });
 });

@@ -1,17 +1,16 @@
-import { type LlmProfile, type LlmSchema, validate } from '@tda/contracts';
+import { type LlmProfile, type LlmSchema, type LlmSchemaKind, validate } from '@tda/contracts';
 import type { LlmGenerationConfig, LlmProvider } from './llm-client.port';
 import { LlmProfileError, RegistryDocumentInvalidError } from './llm.errors';
 import {
-  checkReportSchemaInvariants,
   computeSchemaSha256,
+  OUTPUT_KIND_RULES,
   type OutputSchemaValidator,
   OutputSchemaCompileError,
   OutputSchemaValidatorCache,
-  parseReportSchemaId,
 } from './output-schema';
 import type { PromptRegistry } from './prompt-registry.port';
 
-/** The only response MIME type an LLM_REPORT accepts (seed 002: no markdown-only fallback). */
+/** The only response MIME type an LLM step accepts (seed 002: no markdown-only fallback). */
 export const REPORT_RESPONSE_MIME_TYPE = 'application/json';
 
 /** Model name prefix the Gemini/Vertex providers accept (decision, see README). */
@@ -32,7 +31,7 @@ export interface EffectiveLlmConfig {
     responseJsonSchema: Record<string, unknown>;
   };
   schemaId: string;
-  /** N of llm_report_output_v{N}: the report's metadata.schemaVersion. */
+  /** N of llm_report_output_v{N} (llm_recommendation_output_v{N}): the artifact's metadata.schemaVersion. */
   schemaVersion: number;
   /** Computed from the registry schema (canonical JSON, sorted keys). */
   schemaSha256: string;
@@ -55,6 +54,8 @@ export interface ValidateLlmProfileOptions {
   provider: LlmProvider;
   /** Shared validator cache; a private one when omitted. */
   validators?: OutputSchemaValidatorCache;
+  /** Which output the step expects (default LLM_REPORT_OUTPUT): its schemaId convention and invariants. */
+  kind?: LlmSchemaKind;
 }
 
 function fail(
@@ -85,10 +86,11 @@ function fieldOf(path: string): string {
 }
 
 /**
- * seed 002 pre-flight checks of `steps.<id>.inputs.llm.llmProfile` for LLM_REPORT, before any
- * model call. The profile is authoritative: nothing is merged from prompt or model defaults, and
- * every rule failure is LLM_PROFILE_INVALID naming the field. Pure (the schema lookup is done by
- * the caller or by resolveLlmProfile).
+ * seed 002 pre-flight checks of `steps.<id>.inputs.llm.llmProfile` for an LLM step (LLM_REPORT by
+ * default, LLM_RECOMMENDATION with `kind: 'LLM_RECOMMENDATION_OUTPUT'`), before any model call.
+ * The profile is authoritative: nothing is merged from prompt or model defaults, and every rule
+ * failure is LLM_PROFILE_INVALID naming the field. Pure (the schema lookup is done by the caller
+ * or by resolveLlmProfile).
  */
 export function validateLlmProfile(
   profile: unknown,
@@ -110,6 +112,8 @@ export function validateLlmProfile(
     });
   }
   const p: LlmProfile = contract.value;
+  const rules = OUTPUT_KIND_RULES[options.kind ?? 'LLM_REPORT_OUTPUT'];
+  const step = rules.stepType;
 
   if (options.provider !== 'offline' && !p.modelName.startsWith(GEMINI_MODEL_PREFIX)) {
     return fail(
@@ -121,36 +125,36 @@ export function validateLlmProfile(
     );
   }
   if (p.candidateCount !== undefined && p.candidateCount !== 1) {
-    return fail('candidateCount', 'must be 1 for LLM_REPORT (single-candidate structured output)', {
+    return fail('candidateCount', `must be 1 for ${step} (single-candidate structured output)`, {
       value: p.candidateCount,
     });
   }
   if (p.responseMimeType !== REPORT_RESPONSE_MIME_TYPE) {
     return fail(
       'responseMimeType',
-      `must be '${REPORT_RESPONSE_MIME_TYPE}' for LLM_REPORT (no markdown-only fallback)`,
+      `must be '${REPORT_RESPONSE_MIME_TYPE}' for ${step} (no markdown-only fallback)`,
       p.responseMimeType === undefined ? {} : { value: p.responseMimeType },
     );
   }
-  // Decision: inline schemas are rejected for LLM_REPORT. A report records schemaId and
-  // schemaVersion (llm_report_output_v<N>); an inline schema has neither.
+  // Decision: inline schemas are rejected for LLM steps. An artifact records schemaId and
+  // schemaVersion (llm_report_output_v<N>, ...); an inline schema has neither.
   for (const inline of ['responseSchema', 'jsonSchema'] as const) {
     if (p[inline] !== undefined) {
       return fail(
         inline,
-        'inline schemas are not supported for LLM_REPORT; use structuredOutput.schemaId',
+        `inline schemas are not supported for ${step}; use structuredOutput.schemaId`,
       );
     }
   }
   if (p.structuredOutput === undefined) {
-    return fail('structuredOutput.schemaId', 'is required for LLM_REPORT');
+    return fail('structuredOutput.schemaId', `is required for ${step}`);
   }
   const { schemaId } = p.structuredOutput;
-  const schemaVersion = parseReportSchemaId(schemaId);
+  const schemaVersion = rules.parseSchemaId(schemaId);
   if (schemaVersion === null) {
     return fail(
       'structuredOutput.schemaId',
-      `'${schemaId}' does not follow llm_report_output_v{N}`,
+      `'${schemaId}' does not follow ${rules.schemaIdPrefix}{N}`,
     );
   }
 
@@ -167,13 +171,13 @@ export function validateLlmProfile(
   if (schema.schemaId !== schemaId) {
     return fail('structuredOutput.schemaId', `registry returned schema '${schema.schemaId}'`);
   }
-  if (schema.kind !== 'LLM_REPORT_OUTPUT') {
+  if (schema.kind !== rules.kind) {
     return fail(
       'structuredOutput.schemaId',
-      `registry schema '${schemaId}' has kind ${schema.kind}, not LLM_REPORT_OUTPUT`,
+      `registry schema '${schemaId}' has kind ${schema.kind}, not ${rules.kind}`,
     );
   }
-  const problems = checkReportSchemaInvariants(schema.jsonSchema);
+  const problems = rules.checkInvariants(schema.jsonSchema);
   if (problems.length > 0) {
     return fail(
       'structuredOutput.schemaId',
@@ -224,8 +228,9 @@ export function validateLlmProfile(
 }
 
 /**
- * validateLlmProfile with the registry lookup done here: a missing schemaId or one off the
- * llm_report_output_v{N} convention is rejected without a registry read.
+ * validateLlmProfile with the registry lookup done here: a missing schemaId or one off the kind's
+ * convention (llm_report_output_v{N}, llm_recommendation_output_v{N}) is rejected without a
+ * registry read.
  */
 export async function resolveLlmProfile(
   profile: unknown,
@@ -233,11 +238,13 @@ export async function resolveLlmProfile(
     registry: PromptRegistry;
     provider: LlmProvider;
     validators?: OutputSchemaValidatorCache;
+    kind?: LlmSchemaKind;
   },
 ): Promise<LlmProfileValidation> {
   const schemaId = llmProfileSchemaId(profile);
+  const kind = options.kind ?? 'LLM_REPORT_OUTPUT';
   let schema: SchemaLookupResult = { status: 'missing' };
-  if (schemaId !== undefined && parseReportSchemaId(schemaId) !== null) {
+  if (schemaId !== undefined && OUTPUT_KIND_RULES[kind].parseSchemaId(schemaId) !== null) {
     try {
       const found = await options.registry.getSchema(schemaId);
       schema = found === null ? { status: 'missing' } : { status: 'found', schema: found };
@@ -246,7 +253,7 @@ export async function resolveLlmProfile(
       schema = { status: 'invalid', error };
     }
   }
-  const base = { schema, provider: options.provider };
+  const base = { schema, provider: options.provider, kind };
   return validateLlmProfile(
     profile,
     options.validators === undefined ? base : { ...base, validators: options.validators },

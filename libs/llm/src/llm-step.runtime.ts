@@ -1,5 +1,5 @@
 import { ArtifactNotFoundError } from '@tda/artifacts';
-import type { ChartsManifest, ErrorCode, LlmPrompt } from '@tda/contracts';
+import type { ChartsManifest, ErrorCode, LlmPrompt, LlmSchemaKind } from '@tda/contracts';
 import { logEvent, type Logger } from '@tda/observability';
 import type { LlmClient, LlmProvider, LlmUsageMetadata } from './llm-client.port';
 import { ContextArtifactMissingError, PromptNotFoundError } from './llm.errors';
@@ -12,8 +12,13 @@ import {
   type PromptAssemblyInput,
 } from './prompt-assembly';
 import {
+  assembleRecommendationPrompt,
+  type RecommendationPromptInput,
+} from './recommendation-prompt-assembly';
+import {
   outputSchemaOf,
   StructuredOutputPipeline,
+  type OutputCheck,
   type StructuredOutputFailure,
   type StructuredOutputPolicy,
   type StructuredOutputSuccess,
@@ -32,6 +37,11 @@ export interface LlmStepRuntimeOptions {
   /** Backoff sleep of the pipeline (tests pass a fake one). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   policy?: Partial<StructuredOutputPolicy>;
+  /**
+   * The output the step's registry schema must describe (default LLM_REPORT_OUTPUT): pre-flight
+   * checks its schemaId convention and minimal invariants.
+   */
+  outputKind?: LlmSchemaKind;
 }
 
 /** Who is asked what: the resolved prompt and request config of one LLM step. */
@@ -124,6 +134,7 @@ export class LlmStepRuntime {
     const profile = await resolveLlmProfile(llm.llmProfile, {
       registry: this.registry,
       provider: this.client.provider,
+      kind: this.options.outputKind ?? 'LLM_REPORT_OUTPUT',
     });
     if (!profile.ok) throw profile.error;
     const { config } = profile;
@@ -180,11 +191,23 @@ export class LlmStepRuntime {
     return assemblePrompt({ prompt: plan.prompt, ...input });
   }
 
-  /** The structured-output pipeline, budgeted to end before the step deadline's reserve. */
+  /** The prompt of an LLM_RECOMMENDATION (reports by reportId, account, last close at asOf). */
+  assembleRecommendation(
+    plan: LlmCallPlan,
+    input: Omit<RecommendationPromptInput, 'prompt'>,
+  ): AssembledPrompt {
+    return assembleRecommendationPrompt({ prompt: plan.prompt, ...input });
+  }
+
+  /**
+   * The structured-output pipeline, budgeted to end before the step deadline's reserve. `check`:
+   * the step's domain invariants on a schema-valid output (a broken rule is invalid output,
+   * repaired once, then INVALID_STRUCTURED_OUTPUT naming the rules).
+   */
   async generate(
     plan: LlmCallPlan,
     assembled: AssembledPrompt,
-    step: { deadline: Date; signal: AbortSignal; now: () => Date },
+    step: { deadline: Date; signal: AbortSignal; now: () => Date; check?: OutputCheck },
   ): Promise<LlmGeneration> {
     const { config } = plan;
     const pipeline = new StructuredOutputPipeline({
@@ -206,6 +229,7 @@ export class LlmStepRuntime {
       sleep: this.options.sleep ?? abortableSleep,
       ...(this.options.logger === undefined ? {} : { logger: this.options.logger }),
       ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
+      ...(step.check === undefined ? {} : { check: step.check }),
     });
     const result = await pipeline.run();
     const llm = llmExecution(plan.identity, result);

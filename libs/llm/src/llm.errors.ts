@@ -38,7 +38,15 @@ export class LlmProfileError extends TdaError {
 }
 
 /** Which context artifact a ContextInputError is about. */
-export type ContextArtifactKind = 'ohlcv' | 'chartsManifest' | 'previousReport' | 'chart';
+export type ContextArtifactKind =
+  | 'ohlcv'
+  | 'chartsManifest'
+  | 'previousReport'
+  | 'chart'
+  /** An input report of a recommendation. */
+  | 'report'
+  /** The account snapshot of a recommendation. */
+  | 'account';
 
 /** A context artifact the prompt cannot be built from (not JSON, not a PNG, ...). */
 export class ContextInputError extends TdaError {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { validate } from '@tda/contracts';
 import { LlmCallError, type LlmClient, type LlmRequest, type LlmResponse } from './llm-client.port';
+import { buildOfflineAggregate } from './offline-aggregate';
 import { analyseCandles, studiesOfManifest } from './offline-analysis';
 import { buildOfflineReport, type HigherTimeframeView } from './offline-report';
 
@@ -72,14 +73,18 @@ export function conformToSchema(value: unknown, schema: unknown): unknown {
  * project is configured. It computes a technical-analysis report from request.context (the
  * parsed ohlcv_export, the charts manifest, previous reports of the run) instead of calling a
  * model, and answers like a provider would: the report JSON as candidates[0].parts[0].text,
- * finishReason STOP, zero token usage, modelVersion offline-analyst-v1. The same request always
- * gives the same bytes; a repair call (attempt 2) gets the same answer.
+ * finishReason STOP, zero token usage, modelVersion offline-analyst-v1. An aggregated report
+ * (request.context.aggregate, flow 3) is synthesised from its input reports instead. The same
+ * request always gives the same bytes; a repair call (attempt 2) gets the same answer.
  */
 export class OfflineAnalystClient implements LlmClient {
   readonly provider = 'offline' as const;
 
   async generate(request: LlmRequest): Promise<LlmResponse> {
     const context = request.context;
+    if (context?.aggregate !== undefined) {
+      return answer(request, buildOfflineAggregate(context.symbol, context.aggregate));
+    }
     const ohlcv = validate.ohlcvExport(context?.ohlcv);
     if (context === undefined || !ohlcv.ok) {
       throw new LlmCallError(
@@ -111,15 +116,20 @@ export class OfflineAnalystClient implements LlmClient {
       charts: chartsOf(context.chartsManifest),
       higherTimeframes,
     });
-    const schema = request.generationConfig.responseJsonSchema;
-    const output = schema === undefined ? report : conformToSchema(report, schema);
-    const text = JSON.stringify(output);
-    return {
-      candidates: [{ finishReason: 'STOP', parts: [{ text }] }],
-      text,
-      // No model ran, so no token counts: zeros would read as a measured (free) model call.
-      modelVersion: OFFLINE_MODEL_VERSION,
-      responseId: `offline-${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
-    };
+    return answer(request, report);
   }
+}
+
+/** The output as a provider answer, kept inside the request's response schema where mechanical. */
+function answer(request: LlmRequest, report: unknown): LlmResponse {
+  const schema = request.generationConfig.responseJsonSchema;
+  const output = schema === undefined ? report : conformToSchema(report, schema);
+  const text = JSON.stringify(output);
+  return {
+    candidates: [{ finishReason: 'STOP', parts: [{ text }] }],
+    text,
+    // No model ran, so no token counts: zeros would read as a measured (free) model call.
+    modelVersion: OFFLINE_MODEL_VERSION,
+    responseId: `offline-${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LLM_REPORT_SCHEMA_ID_PATTERN, TdaError } from '@tda/contracts';
+import { LLM_REPORT_SCHEMA_ID_PATTERN, TdaError, type LlmSchemaKind } from '@tda/contracts';
 import Ajv2020 from 'ajv/dist/2020';
 
 /**
@@ -36,12 +36,65 @@ export function computeSchemaSha256(jsonSchema: JsonSchemaObject): string {
   return createHash('sha256').update(canonicalJson(jsonSchema), 'utf8').digest('hex');
 }
 
-/** N of `llm_report_output_v{N}`, or null when the id does not follow the convention. */
+/**
+ * N of `llm_report_output_v{N}` (or of `llm_aggregate_report_output_v{N}`, flow 3's aggregated
+ * report format), or null when the id does not follow the convention.
+ */
 export function parseReportSchemaId(schemaId: string): number | null {
   if (!LLM_REPORT_SCHEMA_ID_PATTERN.test(schemaId)) return null;
-  const version = Number(schemaId.slice('llm_report_output_v'.length));
+  const version = Number(schemaId.slice(schemaId.lastIndexOf('_v') + 2));
   return Number.isSafeInteger(version) && version >= 1 ? version : null;
 }
+
+/** An aggregated report's output format (`llm_aggregate_report_output_v{N}`, with citations). */
+export function isAggregateReportSchemaId(schemaId: string): boolean {
+  return (
+    schemaId.startsWith('llm_aggregate_report_output_v') && parseReportSchemaId(schemaId) !== null
+  );
+}
+
+/** llm_recommendation_output_v<N> (llm_schema.schema.json $defs/LlmRecommendationSchemaId). */
+export const LLM_RECOMMENDATION_SCHEMA_ID_PATTERN = /^llm_recommendation_output_v[1-9][0-9]*$/;
+
+/** N of `llm_recommendation_output_v{N}`, or null when the id does not follow the convention. */
+export function parseRecommendationSchemaId(schemaId: string): number | null {
+  if (!LLM_RECOMMENDATION_SCHEMA_ID_PATTERN.test(schemaId)) return null;
+  const version = Number(schemaId.slice('llm_recommendation_output_v'.length));
+  return Number.isSafeInteger(version) && version >= 1 ? version : null;
+}
+
+/**
+ * What an LLM step type expects of its registry schema (seed 002 pre-flight): the kind, the
+ * schemaId convention (`<prefix>{N}`, N = the artifact's metadata.schemaVersion) and the minimal
+ * invariants of the jsonSchema. LLM_REPORT reads LLM_REPORT_OUTPUT schemas, LLM_RECOMMENDATION
+ * LLM_RECOMMENDATION_OUTPUT ones.
+ */
+export interface OutputKindRules {
+  kind: LlmSchemaKind;
+  /** The step type named in pre-flight messages. */
+  stepType: 'LLM_REPORT' | 'LLM_RECOMMENDATION';
+  /** `llm_report_output_v` / `llm_recommendation_output_v`. */
+  schemaIdPrefix: string;
+  parseSchemaId(schemaId: string): number | null;
+  checkInvariants(jsonSchema: unknown): string[];
+}
+
+export const OUTPUT_KIND_RULES: Readonly<Record<LlmSchemaKind, OutputKindRules>> = {
+  LLM_REPORT_OUTPUT: {
+    kind: 'LLM_REPORT_OUTPUT',
+    stepType: 'LLM_REPORT',
+    schemaIdPrefix: 'llm_report_output_v',
+    parseSchemaId: parseReportSchemaId,
+    checkInvariants: (jsonSchema) => checkReportSchemaInvariants(jsonSchema),
+  },
+  LLM_RECOMMENDATION_OUTPUT: {
+    kind: 'LLM_RECOMMENDATION_OUTPUT',
+    stepType: 'LLM_RECOMMENDATION',
+    schemaIdPrefix: 'llm_recommendation_output_v',
+    parseSchemaId: parseRecommendationSchemaId,
+    checkInvariants: (jsonSchema) => checkRecommendationSchemaInvariants(jsonSchema),
+  },
+};
 
 function asObject(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -86,6 +139,49 @@ export function checkReportSchemaInvariants(jsonSchema: unknown): string[] {
   const details = asObject(properties?.['details']);
   if (details?.['type'] !== 'object') {
     problems.push("jsonSchema.properties.details.type must be 'object'");
+  }
+  return problems;
+}
+
+/** The fields llm_recommendation.schema.json requires, and the actions it knows. */
+const RECOMMENDATION_REQUIRED = [
+  'action',
+  'signal_strength',
+  'headline',
+  'horizon',
+  'rationale',
+  'risks',
+] as const;
+const RECOMMENDATION_ACTIONS = ['BUY', 'SELL', 'HOLD', 'REDUCE'] as const;
+
+/**
+ * Minimal invariants of an LLM_RECOMMENDATION_OUTPUT schema (llm_schema.schema.json
+ * RecommendationOutputSchemaInvariants): an object schema requiring the contract's required
+ * fields, with `action` a string enum of the four actions and `rationale` an object. Returns the
+ * problems, each naming the schema location; [] when the schema satisfies them.
+ */
+export function checkRecommendationSchemaInvariants(jsonSchema: unknown): string[] {
+  const root = asObject(jsonSchema);
+  if (root === null) return ['jsonSchema must be an object'];
+  const problems: string[] = [];
+  if (root['type'] !== 'object') problems.push("jsonSchema.type must be 'object'");
+  for (const field of RECOMMENDATION_REQUIRED) {
+    if (!requires(root, field)) problems.push(`jsonSchema.required must include '${field}'`);
+  }
+  const properties = asObject(root['properties']);
+  const action = asObject(properties?.['action']);
+  const actions = action?.['enum'];
+  if (
+    action?.['type'] !== 'string' ||
+    !Array.isArray(actions) ||
+    !RECOMMENDATION_ACTIONS.every((a) => actions.includes(a))
+  ) {
+    problems.push(
+      `jsonSchema.properties.action must be a string enum of ${RECOMMENDATION_ACTIONS.join('|')}`,
+    );
+  }
+  if (asObject(properties?.['rationale'])?.['type'] !== 'object') {
+    problems.push("jsonSchema.properties.rationale.type must be 'object'");
   }
   return problems;
 }

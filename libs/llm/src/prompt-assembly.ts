@@ -71,7 +71,8 @@ function oneLine(text: string): string {
     : flat;
 }
 
-interface LoadedJson {
+/** A JSON context artifact checked against the size limit and parsed (text kept for the prompt). */
+export interface LoadedJson {
   kind: ContextArtifactKind;
   uri: string;
   label: string;
@@ -80,7 +81,8 @@ interface LoadedJson {
   parsed: unknown;
 }
 
-function loadJson(
+/** Size limit, then JSON parse: ContextLimitError / ContextInputError (INVALID_STEP_INPUTS). */
+export function loadJson(
   kind: ContextArtifactKind,
   artifact: JsonContextArtifact,
   label: string,

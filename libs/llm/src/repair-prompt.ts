@@ -1,8 +1,11 @@
 import { canonicalJson, type JsonSchemaObject, type OutputValidationError } from './output-schema';
 
-/** Why a candidate was rejected (seed 002 reason.kind, plus incomplete_output for truncation). */
+/**
+ * Why a candidate was rejected (seed 002 reason.kind, plus incomplete_output for truncation and
+ * invariant_violation for a schema-valid output that breaks a rule the step checks in code).
+ */
 export type InvalidOutputKind =
-  'missing_text' | 'incomplete_output' | 'json_parse' | 'schema_validation';
+  'missing_text' | 'incomplete_output' | 'json_parse' | 'schema_validation' | 'invariant_violation';
 
 export interface RepairPromptInput {
   schemaId: string;
@@ -32,6 +35,11 @@ export function buildRepairPrompt(input: RepairPromptInput): string {
   if (input.reason.kind === 'incomplete_output') {
     lines.push(
       'It was cut off before the end: keep the report shorter so that the whole JSON fits.',
+    );
+  }
+  if (input.reason.kind === 'invariant_violation') {
+    lines.push(
+      'It matched the schema but broke the rules below: keep what is right and fix every listed rule.',
     );
   }
   if (input.validationErrors.length > 0) {

@@ -3,6 +3,38 @@ import type { LlmResponse, LlmUsageMetadata } from './llm-client.port';
 import type { OutputSchemaValidator, OutputValidationError } from './output-schema';
 import type { InvalidOutputKind } from './repair-prompt';
 
+/**
+ * A rule a schema-valid output breaks (the step's domain invariants, checked in code after the
+ * schema). Built by our code from rule ids, schema paths and limits: never from the output's text,
+ * because it reaches logs, the step error and the repair prompt.
+ */
+export interface OutputRuleViolation {
+  /** Stable rule id, snake_case (e.g. buy_stop_below_entry). */
+  rule: string;
+  /** JSON Pointer of the offending field (schema-declared names and indices only). */
+  path: string;
+  /** What the rule demands, in words. */
+  message: string;
+}
+
+/** The step's check of a schema-valid output: the rules it breaks ([] = acceptable). */
+export type OutputCheck = (output: Record<string, unknown>) => readonly OutputRuleViolation[];
+
+/** At most this many violations are reported (like schema validation errors). */
+const MAX_REPORTED_VIOLATIONS = 10;
+const RULE_ID = /^[a-z][a-z0-9_]{0,63}$/;
+/** Declared names and indices, or `*` for a key the schema does not declare. */
+const SAFE_PATH = /^(\/([A-Za-z0-9_]{1,64}|\*)){0,8}$/;
+
+/** Violations as validation errors (keyword = the rule id), defensively shaped and capped. */
+function violationErrors(violations: readonly OutputRuleViolation[]): OutputValidationError[] {
+  return violations.slice(0, MAX_REPORTED_VIOLATIONS).map((v) => ({
+    path: SAFE_PATH.test(v.path) && v.path !== '' ? v.path : '/',
+    keyword: RULE_ID.test(v.rule) ? v.rule : 'invariant',
+    message: v.message.slice(0, 300),
+  }));
+}
+
 /** finishReason reported when the provider gives none (Gemini's enum name for "unspecified"). */
 export const UNSPECIFIED_FINISH_REASON = 'FINISH_REASON_UNSPECIFIED';
 
@@ -64,12 +96,14 @@ function jsonParsePosition(error: unknown): string {
 
 /**
  * seed 002 steps 2-5 for one response: extract the candidate text, map the finish reason
- * (blocked / incomplete), parse, validate against the registry schema.
+ * (blocked / incomplete), parse, validate against the registry schema, then the step's own
+ * `check` (domain invariants): a violated rule makes the output invalid like a schema error.
  */
 export function evaluateResponse(
   response: LlmResponse,
   validator: OutputSchemaValidator,
   schemaId: string,
+  check?: OutputCheck,
 ): Evaluation {
   const candidate = extractCandidateText(response);
   const digest = { textBytes: candidate.textBytes, textSha256: candidate.textSha256 };
@@ -120,6 +154,17 @@ export function evaluateResponse(
       }`,
       result.errors,
       result.errorCount,
+    );
+  }
+  const violations = check?.(result.value) ?? [];
+  if (violations.length > 0) {
+    const errors = violationErrors(violations);
+    const rules = [...new Set(errors.map((e) => e.keyword))];
+    return invalid(
+      'invariant_violation',
+      `the output breaks ${violations.length} rule(s): ${rules.join(', ')}`,
+      errors,
+      violations.length,
     );
   }
   return { kind: 'valid', output: result.value, ...digest };

@@ -506,3 +506,112 @@ describe('runStructuredOutput privacy (canary)', () => {
     expect(JSON.stringify({ records: h.memory.records, rest })).not.toContain(canary);
   });
 });
+
+describe('runStructuredOutput with a domain check (the step’s invariants)', () => {
+  const CANARY = 'CANARY-check-7f3a';
+  /** Flags any summary markdown that is not exactly "## ok": a rule the schema cannot say. */
+  const check = (output: Record<string, unknown>) => {
+    const summary = output['summary'] as { markdown?: string } | undefined;
+    return summary?.markdown === '## ok'
+      ? []
+      : [
+          {
+            rule: 'summary_is_ok',
+            path: '/summary/markdown',
+            message: 'summary.markdown must be ok',
+          },
+          { rule: 'second_rule', path: '/details', message: 'details must agree' },
+        ];
+  };
+  const run = (steps: ScriptedStep[]) => {
+    const h = harness(steps);
+    const clock = h.clock;
+    const budget = new TimeBudget({ startedAt: clock.now().getTime(), clock: clock.now });
+    return {
+      h,
+      result: runStructuredOutput({
+        client: h.client,
+        request: REQUEST,
+        schema,
+        budget,
+        sleep: clock.sleep,
+        logger: h.memory.logger,
+        check,
+      }),
+    };
+  };
+
+  it('repairs a schema-valid output that breaks a rule, naming the rules in the repair prompt', async () => {
+    const { h, result } = run([
+      jsonResponse(validReportOutput(`## ${CANARY}`)),
+      jsonResponse(validReportOutput('## ok'), { responseId: 'r-ok' }),
+    ]);
+    const success = ok(await result);
+    expect(success).toMatchObject({
+      attempts: 2,
+      requestId: 'r-ok',
+      repair: { attempted: true, reasonKind: 'invariant_violation' },
+    });
+    const repair = textOf(h.client.requests[1], REQUEST.contents.length);
+    expect(repair).toContain('kind=invariant_violation');
+    expect(repair).toContain('broke the rules below');
+    expect(repair).toContain('- /summary/markdown: summary.markdown must be ok (summary_is_ok)');
+    expect(h.memory.withEvent('structured_output_invalid')[0]).toMatchObject({
+      reason: {
+        kind: 'invariant_violation',
+        message: 'the output breaks 2 rule(s): summary_is_ok, second_rule',
+      },
+      diagnostics: { validationErrorCount: 2 },
+    });
+    expect(JSON.stringify(h.memory.records)).not.toContain(CANARY);
+  });
+
+  it('fails INVALID_STRUCTURED_OUTPUT naming the rules when the repair breaks them too', async () => {
+    const { h, result } = run([
+      jsonResponse(validReportOutput(`## ${CANARY} 1`)),
+      jsonResponse(validReportOutput(`## ${CANARY} 2`)),
+    ]);
+    const failure = failed(await result);
+    expect(failure.error.code).toBe('INVALID_STRUCTURED_OUTPUT');
+    expect(failure.error.message).toBe(
+      'structured output invalid: kind=invariant_violation finishReason=STOP (the output breaks 2 rule(s): summary_is_ok, second_rule); the repair attempt was invalid too',
+    );
+    expect(failure.error.details).toMatchObject({
+      reasonKind: 'invariant_violation',
+      validationErrors: [
+        {
+          path: '/summary/markdown',
+          keyword: 'summary_is_ok',
+          message: 'summary.markdown must be ok',
+        },
+        { path: '/details', keyword: 'second_rule', message: 'details must agree' },
+      ],
+      firstAttempt: { reasonKind: 'invariant_violation' },
+    });
+    expect(h.client.requests).toHaveLength(2);
+    expect(JSON.stringify([failure.error, h.memory.records])).not.toContain(CANARY);
+  });
+
+  it('never runs the check on schema-invalid output, and reshapes unsafe rule ids and paths', async () => {
+    let checked = 0;
+    const h = harness([textResponse('{"summary": 1}'), jsonResponse(validReportOutput('## x'))]);
+    const budget = new TimeBudget({ startedAt: h.clock.now().getTime(), clock: h.clock.now });
+    const failure = failed(
+      await runStructuredOutput({
+        client: h.client,
+        request: REQUEST,
+        schema,
+        budget,
+        sleep: h.clock.sleep,
+        check: () => {
+          checked += 1;
+          return [{ rule: `Bad ${CANARY}`, path: `/${CANARY}/x y`, message: 'm' }];
+        },
+      }),
+    );
+    expect(checked).toBe(1); // the repair answer only
+    expect(failure.error.details['validationErrors']).toEqual([
+      { path: '/', keyword: 'invariant', message: 'm' },
+    ]);
+  });
+});

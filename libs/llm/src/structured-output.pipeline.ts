@@ -20,6 +20,7 @@ import {
   finishReasonOf,
   invalidDetails,
   safeRatings,
+  type OutputCheck,
   UNSPECIFIED_FINISH_REASON,
   type Evaluation,
   type InvalidEvaluation,
@@ -27,7 +28,12 @@ import {
 } from './structured-output.evaluation';
 import type { TimeBudget } from './time-budget';
 
-export { UNSPECIFIED_FINISH_REASON, type UsageTotals } from './structured-output.evaluation';
+export {
+  UNSPECIFIED_FINISH_REASON,
+  type OutputCheck,
+  type OutputRuleViolation,
+  type UsageTotals,
+} from './structured-output.evaluation';
 
 /**
  * seed 002 structured-output pipeline, the same for every provider: call the model (provider
@@ -91,6 +97,11 @@ export interface RunStructuredOutputOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   logger?: Logger;
   policy?: Partial<StructuredOutputPolicy>;
+  /**
+   * The step's domain invariants, run on every schema-valid output: a violated rule is
+   * `invariant_violation`, repaired once like a schema error, then INVALID_STRUCTURED_OUTPUT.
+   */
+  check?: OutputCheck;
 }
 
 /** Safe per-attempt facts (no text). */
@@ -160,6 +171,17 @@ type CallFailure = {
 type CallOutcome = { ok: true; response: LlmResponse; calls: number } | CallFailure;
 type Repair = StructuredOutputFailure['repair'];
 
+/**
+ * The step error's first words: the kind and finish reason; for broken rules also their ids
+ * (our own words, never output text), so that the run document says which rules failed.
+ */
+function invalidSummary(evaluation: InvalidEvaluation, finishReason: string): string {
+  const head = `structured output invalid: kind=${evaluation.reason.kind} finishReason=${finishReason}`;
+  return evaluation.reason.kind === 'invariant_violation'
+    ? `${head} (${evaluation.reason.message})`
+    : head;
+}
+
 function seconds(ms: number): number {
   return Math.round(ms / 100) / 10;
 }
@@ -219,7 +241,7 @@ export class StructuredOutputPipeline {
     if (!repairPlanned) {
       return this.failure(
         'INVALID_STRUCTURED_OUTPUT',
-        `structured output invalid: kind=${reasonKind} finishReason=${firstFinish}; no repair (not enough time left)`,
+        `${invalidSummary(firstEval, firstFinish)}; no repair (not enough time left)`,
         {
           ...invalidDetails(firstEval, firstFinish),
           repair: { attempted: false, skippedReason: 'insufficient_time' },
@@ -272,7 +294,7 @@ export class StructuredOutputPipeline {
     this.logInvalid(2, evaluation, false, finish);
     return this.failure(
       'INVALID_STRUCTURED_OUTPUT',
-      `structured output invalid: kind=${evaluation.reason.kind} finishReason=${finish}; the repair attempt was invalid too`,
+      `${invalidSummary(evaluation, finish)}; the repair attempt was invalid too`,
       {
         ...invalidDetails(evaluation, finish),
         repair: { attempted: true },
@@ -302,7 +324,12 @@ export class StructuredOutputPipeline {
     this.answered += 1;
     addUsage(this.usageTotals, response.usageMetadata);
     const { schema } = this.options;
-    const evaluation = evaluateResponse(response, schema.validator, schema.schemaId);
+    const evaluation = evaluateResponse(
+      response,
+      schema.validator,
+      schema.schemaId,
+      this.options.check,
+    );
     const diagnostic: AttemptDiagnostics = {
       attempt,
       calls,

@@ -1,17 +1,22 @@
 import { validate } from '@tda/contracts';
 import { DEFAULT_STEP_POLICY } from '@tda/flow-engine';
+import { llmReportFileProblem } from './llm-report.invariants';
 import { defineStepType } from './step-type.descriptor';
 
 /**
- * LLM_REPORT (seed 002): a chart-backed report from the model. 780 s per attempt (a 600 s model
- * request plus a 120 s finalize reserve). The LLM step runtime retries an unanswered model call
- * itself and marks every failure after the model was asked `final`: the harness's in-process
- * retries only repeat what came before (registry and artifact reads).
+ * LLM_REPORT (seed 002): a chart-backed report from the model, of one timeframe (its OHLCV export
+ * and charts upstream) or aggregated over existing reports (flow 3: inputs.reportRefs, read by
+ * the handler, no upstream steps; hence ohlcv and charts are optional here and the inputs schema
+ * requires one of the two shapes). 780 s per attempt (a 600 s model request plus a 120 s finalize
+ * reserve). The LLM step runtime retries an unanswered model call itself and marks every failure
+ * after the model was asked `final`: the harness's in-process retries only repeat what came before
+ * (registry and artifact reads).
  */
 export const LLM_REPORT_STEP = defineStepType({
   stepType: 'LLM_REPORT',
   service: 'worker-llm-report',
-  description: 'A structured LLM report of one timeframe from the OHLCV export and its charts.',
+  description:
+    'A structured LLM report of one timeframe from the OHLCV export and its charts, or aggregated over existing reports (flow 3).',
   inputsContract: 'llm_report_inputs',
   inputs: validate.llmReportInputs,
   artifact: {
@@ -20,12 +25,18 @@ export const LLM_REPORT_STEP = defineStepType({
     identity: (a) => ({
       runId: a.metadata.runId,
       stepId: a.metadata.stepId,
-      timeframe: a.metadata.timeframe,
+      ...(a.metadata.timeframe === undefined ? {} : { timeframe: a.metadata.timeframe }),
     }),
+    check: llmReportFileProblem,
   },
   upstream: {
-    ohlcv: { field: 'ohlcvStepId', stepType: 'OHLCV_EXPORT', sameTimeframe: true },
-    charts: { field: 'chartsManifestStepId', stepType: 'CHART_EXPORT', sameTimeframe: true },
+    ohlcv: { field: 'ohlcvStepId', stepType: 'OHLCV_EXPORT', sameTimeframe: true, optional: true },
+    charts: {
+      field: 'chartsManifestStepId',
+      stepType: 'CHART_EXPORT',
+      sameTimeframe: true,
+      optional: true,
+    },
     previousReports: { field: 'previousReportStepIds', stepType: 'LLM_REPORT', many: true },
   },
   policy: { ...DEFAULT_STEP_POLICY, timeoutMs: 780_000 },

@@ -9,13 +9,15 @@ export type TypedStepType = keyof StepInputsByType;
  * stepIds with `many`), the step type it must have, and whether it must share this step's
  * timeframe. The harness checks every declared reference before the handler runs (it exists, has
  * that type, is in dependsOn, SUCCEEDED with an artifact) and `ctx.upstream(name)` reads and
- * validates the artifact.
+ * validates the artifact. `optional`: the inputs may name none (a single upstream only), and then
+ * `ctx.upstream(name)` resolves to undefined instead of failing the step.
  */
 export interface UpstreamDeclaration {
   readonly field: string;
   readonly stepType: StepType;
   readonly many?: boolean;
   readonly sameTimeframe?: boolean;
+  readonly optional?: boolean;
 }
 
 /** Who an artifact says it belongs to (written inside it by the step that produced it). */
@@ -36,6 +38,9 @@ export interface ArtifactContract<A> {
   check?(artifact: A): string | undefined;
 }
 
+/** What a worker reaches besides its run documents, topics and artifacts (libs/infra wires it). */
+export type WorkerNeed = 'llm' | 'exchange-account';
+
 /**
  * How the step type's worker runs on Cloud Run (libs/infra derives manifests, IAM, skaffold and
  * the build from it). A request-driven Service fed by Pub/Sub push for steps of seconds, an
@@ -55,8 +60,12 @@ export interface WorkerDeploySpec {
   readonly maxInstances: number;
   /** npm packages the worker loads without a static import (installed in its image). */
   readonly runtimeDependencies?: readonly string[];
-  /** `llm`: reaches Gemini (API key secret or Vertex AI, per environment). */
-  readonly needs?: readonly 'llm'[];
+  /**
+   * `llm`: reaches Gemini (API key secret or Vertex AI, per environment). `exchange-account`:
+   * reads the live exchange account with API credentials (Secret Manager, when the environment
+   * configures one).
+   */
+  readonly needs?: readonly WorkerNeed[];
 }
 
 /**
@@ -120,6 +129,12 @@ export function defineStepType<
   }
   if (deploy.minInstances > deploy.maxInstances) {
     throw new Error(`${where}: minInstances is above maxInstances`);
+  }
+  for (const [name, upstream] of Object.entries(descriptor.upstream)) {
+    // A list may simply be empty; `optional` is for a single upstream the inputs may leave out.
+    if (upstream.optional === true && upstream.many === true) {
+      throw new Error(`${where}: upstream '${name}' is many and optional (a list may be empty)`);
+    }
   }
   return Object.freeze(descriptor);
 }

@@ -1,5 +1,7 @@
 import type { StepType } from '@tda/contracts';
+import { ACCOUNT_EXPORT_STEP } from './account-export.step-type';
 import { CHART_EXPORT_STEP } from './chart-export.step-type';
+import { LLM_RECOMMENDATION_STEP } from './llm-recommendation.step-type';
 import { LLM_REPORT_STEP } from './llm-report.step-type';
 import { OHLCV_EXPORT_STEP } from './ohlcv-export.step-type';
 import type { AnyStepTypeDescriptor, ArtifactContract } from './step-type.descriptor';
@@ -12,6 +14,8 @@ export const STEP_TYPE_DESCRIPTORS = [
   OHLCV_EXPORT_STEP,
   CHART_EXPORT_STEP,
   LLM_REPORT_STEP,
+  LLM_RECOMMENDATION_STEP,
+  ACCOUNT_EXPORT_STEP,
 ] as const;
 
 type Registered = (typeof STEP_TYPE_DESCRIPTORS)[number];

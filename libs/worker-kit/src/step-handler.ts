@@ -95,7 +95,9 @@ export interface UpstreamArtifact<A> extends ExistingArtifact<A> {
 
 type UpstreamValue<U extends UpstreamDeclaration> = U extends { many: true }
   ? UpstreamArtifact<ArtifactOf<U['stepType']>>[]
-  : UpstreamArtifact<ArtifactOf<U['stepType']>>;
+  : U extends { optional: true }
+    ? UpstreamArtifact<ArtifactOf<U['stepType']>> | undefined
+    : UpstreamArtifact<ArtifactOf<U['stepType']>>;
 
 /** What `ctx.upstream(name)` resolves to, per declared upstream of the descriptor. */
 export type UpstreamValues<D extends AnyStepTypeDescriptor> = {
@@ -123,7 +125,8 @@ export interface StepContext<D extends AnyStepTypeDescriptor = AnyStepTypeDescri
   /**
    * The artifact of a declared upstream (descriptor.upstream[name]): read, parsed, validated
    * against its step type's contract and checked to belong to its producing run. A missing or
-   * invalid artifact is INVALID_STEP_INPUTS; storage trouble is a retryable error.
+   * invalid artifact is INVALID_STEP_INPUTS; storage trouble is a retryable error. An `optional`
+   * upstream the inputs do not name resolves to undefined.
    */
   upstream<K extends keyof UpstreamValues<D> & string>(name: K): Promise<UpstreamValues<D>[K]>;
   /** Read-only access to further artifacts (e.g. the PNGs a charts manifest lists). */

@@ -138,7 +138,7 @@ async function expectReports(
         previousReportGcsUris: [...previous],
       },
     });
-    expect(report.metadata.inputs.chartGcsUris.length).toBeGreaterThanOrEqual(1);
+    expect(report.metadata.inputs.chartGcsUris?.length).toBeGreaterThanOrEqual(1);
     expect(report.output.summary.markdown.trim().length).toBeGreaterThan(0);
 
     // The run document carries execution metadata only, never the model's text.

@@ -1,4 +1,6 @@
+import { accountExportWorker } from '@tda/service-worker-account-export';
 import { chartExportWorker } from '@tda/service-worker-chart-export';
+import { llmRecommendationWorker } from '@tda/service-worker-llm-recommendation';
 import { llmReportWorker } from '@tda/service-worker-llm-report';
 import { ohlcvExportWorker } from '@tda/service-worker-ohlcv-export';
 import type { AnyWorkerDefinition } from '@tda/worker-kit';
@@ -12,4 +14,6 @@ export const LOCAL_WORKERS: readonly AnyWorkerDefinition[] = [
   ohlcvExportWorker,
   chartExportWorker,
   llmReportWorker,
+  llmRecommendationWorker,
+  accountExportWorker,
 ];

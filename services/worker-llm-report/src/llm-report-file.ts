@@ -26,7 +26,10 @@ export interface ReportFacts {
   runId: string;
   stepId: string;
   symbol: string;
-  timeframe: Timeframe;
+  /** Absent for an aggregated report (flow 3). */
+  timeframe?: Timeframe;
+  /** The moment the report describes (metadata.asOf). */
+  asOf: string;
   plan: LlmCallPlan;
   result: StructuredOutputSuccess;
   sources: LlmReportFile['metadata']['inputs'];
@@ -53,7 +56,8 @@ export function buildReportFile(facts: ReportFacts): LlmReportFile {
       runId: facts.runId,
       stepId: facts.stepId,
       symbol: facts.symbol,
-      timeframe: facts.timeframe,
+      ...(facts.timeframe === undefined ? {} : { timeframe: facts.timeframe }),
+      asOf: facts.asOf,
       promptId: plan.identity.promptId,
       schemaId: plan.config.schemaId,
       modelName: plan.config.model,

@@ -1,5 +1,5 @@
 import { validate, type FlowRun } from '@tda/contracts';
-import { applyPatch, stepPatch } from '@tda/flow-engine';
+import { applyPatch, reportIdFor, stepPatch } from '@tda/flow-engine';
 import {
   DEFAULT_PROMPTS,
   DEFAULT_SCHEMAS,
@@ -68,6 +68,7 @@ describe('LlmReportHandler.execute', () => {
     const { handler, context, fixture } = await setup(client);
     const result = await handler.execute(context);
     expect(result.primaryUri).toBe(fixture.reportUri);
+    expect(result.outputs).toEqual({ reportId: reportIdFor(fixture.run.runId, REPORT_1W) });
     expect(result.artifacts.map((a) => [a.uri, a.contentType])).toEqual([
       [fixture.reportUri, 'application/json'],
     ]);
@@ -195,10 +196,62 @@ describe('LlmReportHandler.execute', () => {
   });
 });
 
+describe('LlmReportHandler.execute: metadata.asOf of a report of one timeframe', () => {
+  const AS_OF = '2026-11-21T00:00:00Z';
+
+  it("is the run's scope.asOf", async () => {
+    const client = new ScriptedLlmClient([jsonResponse(validReportOutput())]);
+    const { handler, context } = await setup(client, (run) => ({
+      ...run,
+      scope: { ...run.scope, asOf: AS_OF },
+    }));
+    const result = await handler.execute(context);
+    const report = validate.llmReportFile(
+      JSON.parse(result.artifacts[0]?.data.toString('utf8') ?? ''),
+    );
+    if (!report.ok) throw new Error('invalid report');
+    expect(report.value.metadata).toMatchObject({ asOf: AS_OF, timeframe: '1w' });
+  });
+
+  it('is the OHLCV export asOf for a run without one (created before asOf existed)', async () => {
+    const client = new ScriptedLlmClient([jsonResponse(validReportOutput())]);
+    const { handler, context } = await setup(client);
+    expect(context.run.scope.asOf).toBeUndefined();
+    const ohlcv = await context.upstream('ohlcv');
+    const result = await handler.execute(context);
+    const report = validate.llmReportFile(
+      JSON.parse(result.artifacts[0]?.data.toString('utf8') ?? ''),
+    );
+    if (!report.ok) throw new Error('invalid report');
+    expect(ohlcv?.artifact.asOf).toMatch(/^20/);
+    expect(report.value.metadata.asOf).toBe(ohlcv?.artifact.asOf);
+  });
+
+  it('an aggregate output format is refused for a report of one timeframe (LLM_PROFILE_INVALID)', async () => {
+    const client = new ScriptedLlmClient([]);
+    const { handler, context } = await setup(client, (run) => {
+      const step = run.steps[REPORT_1W];
+      if (step === undefined) throw new Error('fixture');
+      const llm = step.inputs['llm'] as { llmProfile: Record<string, unknown> };
+      const llmProfile = {
+        ...llm.llmProfile,
+        structuredOutput: { schemaId: 'llm_aggregate_report_output_v1' },
+      };
+      const inputs = { ...step.inputs, llm: { ...llm, llmProfile } };
+      return { ...run, steps: { ...run.steps, [REPORT_1W]: { ...step, inputs } } };
+    });
+    await expect(rejectionOf(handler.execute(context))).resolves.toMatchObject({
+      code: 'LLM_PROFILE_INVALID',
+      details: { field: 'structuredOutput.schemaId' },
+    });
+    expect(client.calls).toBe(0);
+  });
+});
+
 describe('LlmReportHandler.recover', () => {
   it('finalizes from the report the harness vouched for, without the registry or a model', async () => {
     const client = new ScriptedLlmClient([]);
-    const { handler, registry, fixture } = await setup(client);
+    const { handler, registry, fixture, context } = await setup(client);
     const report = {
       ...previousReport(fixture.run.runId),
       metadata: {
@@ -207,14 +260,14 @@ describe('LlmReportHandler.recover', () => {
         timeframe: '1w' as const,
       },
     };
-    const result = await handler.recover({
-      uri: fixture.reportUri,
-      artifact: report,
-      bytes: serializeReport(report),
-    });
+    const result = await handler.recover(
+      { uri: fixture.reportUri, artifact: report, bytes: serializeReport(report) },
+      context,
+    );
     expect(result).toEqual({
       artifacts: [],
       primaryUri: fixture.reportUri,
+      outputs: { reportId: reportIdFor(fixture.run.runId, REPORT_1W) },
       execution: { llm: executionMetadataOf(report) },
     });
     expect(executionMetadataOf(report)).toEqual({

@@ -1,26 +1,30 @@
-import { stepIdTimeframe } from '@tda/flow-engine';
-import { validate, type LlmReportFile, type Timeframe } from '@tda/contracts';
+import { reportIdFor } from '@tda/flow-engine';
+import { validate, type LlmReportFile } from '@tda/contracts';
 import type { LlmStepRuntime } from '@tda/llm';
 import { LLM_REPORT_STEP } from '@tda/step-types';
 import {
   StepError,
-  StepInputError,
   type ExistingArtifact,
   type StepContext,
   type StepHandler,
   type StepResult,
 } from '@tda/worker-kit';
+import { prepareAggregateReport } from './aggregate-context';
 import { buildReportFile, executionMetadataOf, serializeReport } from './llm-report-file';
+import { checkOutputFormat, reportModeOf } from './report-mode';
+import { prepareTimeframeReport } from './timeframe-context';
 
 type Context = StepContext<typeof LLM_REPORT_STEP>;
 
 /**
  * LLM_REPORT (seed 002): the report of one timeframe from its OHLCV export, its charts and the
- * earlier reports it builds on. The harness validated the inputs and reads the upstream
- * artifacts; the LLM step runtime resolves the profile and the prompt (an unusable profile never
- * reaches a model), assembles the prompt within the context limits and runs the structured-output
- * pipeline within the step's time budget. Nothing of the prompt, the context or the model output
- * reaches logs, errors or the run document.
+ * earlier reports it builds on — or, with inputs.reportRefs (flow 3), an aggregated report that
+ * synthesises existing reports of the symbol across timeframes and cites them by reportId. The
+ * harness validated the inputs and reads the upstream artifacts; the LLM step runtime resolves the
+ * profile and the prompt (an unusable profile never reaches a model), and runs the
+ * structured-output pipeline within the step's time budget (for an aggregated report with the
+ * citation check: an unknown reportId is invalid output, repaired once). Nothing of the prompt,
+ * the context or the model output reaches logs, errors or the run document.
  */
 export class LlmReportHandler implements StepHandler<typeof LLM_REPORT_STEP> {
   readonly descriptor = LLM_REPORT_STEP;
@@ -29,31 +33,22 @@ export class LlmReportHandler implements StepHandler<typeof LLM_REPORT_STEP> {
 
   async execute(context: Context): Promise<StepResult> {
     const { run, stepId, inputs, signal } = context;
-    const timeframe = timeframeOf(context);
+    const mode = reportModeOf(context);
     context.heartbeat({ stage: 'resolve_profile' });
     const plan = await this.runtime.plan(inputs.llm);
+    checkOutputFormat(plan, mode);
     context.heartbeat({ stage: 'read_context' });
-    const ohlcv = await context.upstream('ohlcv');
-    const charts = await context.upstream('charts');
-    const previous = await context.upstream('previousReports');
-    const images = await this.runtime.readCharts(charts.artifact, (uri) =>
-      context.artifacts.read(uri),
-    );
-    const assembled = this.runtime.assemble(plan, {
-      identity: { runId: run.runId, stepId, symbol: run.scope.symbol, timeframe },
-      context: {
-        ohlcv: { uri: ohlcv.uri, json: ohlcv.bytes },
-        chartsManifest: { uri: charts.uri, json: charts.bytes },
-        charts: images,
-        previousReports: previous.map((p) => ({ stepId: p.stepId, uri: p.uri, json: p.bytes })),
-      },
-    });
+    const prepared =
+      mode.kind === 'aggregate'
+        ? await prepareAggregateReport(plan, context, mode)
+        : await prepareTimeframeReport(this.runtime, plan, context, mode.timeframe);
     signal.throwIfAborted();
     context.heartbeat({ stage: 'generate' });
-    const generation = await this.runtime.generate(plan, assembled, {
+    const generation = await this.runtime.generate(plan, prepared.assembled, {
       deadline: context.deadline,
       signal,
       now: () => context.now(),
+      ...(prepared.check === undefined ? {} : { check: prepared.check }),
     });
     // From here on the model was asked: nothing of this delivery may run again in-process.
     const execution = { llm: generation.llm };
@@ -65,48 +60,32 @@ export class LlmReportHandler implements StepHandler<typeof LLM_REPORT_STEP> {
       runId: run.runId,
       stepId,
       symbol: run.scope.symbol,
-      timeframe,
+      ...(prepared.timeframe === undefined ? {} : { timeframe: prepared.timeframe }),
+      asOf: prepared.asOf,
       plan,
       result: generation.result,
-      sources: {
-        ohlcvGcsUri: ohlcv.uri,
-        chartsManifestGcsUri: charts.uri,
-        chartGcsUris: images.map((c) => c.uri),
-        previousReportGcsUris: previous.map((p) => p.uri),
-      },
+      sources: prepared.sources,
     });
     checkReport(report, execution);
     const uri = context.artifactUri('.json');
     return {
       artifacts: [{ uri, data: serializeReport(report), contentType: 'application/json' }],
       primaryUri: uri,
+      // The reports/{reportId} entry the orchestrator indexes this report under (seed 001).
+      outputs: { reportId: reportIdFor(run.runId, stepId) },
       execution,
     };
   }
 
   /** Split-brain recovery: the harness vouched for the report file; finalize without a model call. */
-  recover(existing: ExistingArtifact<LlmReportFile>): Promise<StepResult | null> {
+  recover(existing: ExistingArtifact<LlmReportFile>, context: Context): Promise<StepResult | null> {
     return Promise.resolve({
       artifacts: [],
       primaryUri: existing.uri,
+      outputs: { reportId: reportIdFor(context.run.runId, context.stepId) },
       execution: { llm: executionMetadataOf(existing.artifact) },
     });
   }
-}
-
-/** An LLM_REPORT step needs a timeframe, and the stepId's timeframe segment must be it (seed 002). */
-function timeframeOf(context: Context): Timeframe {
-  const { timeframe } = context.step;
-  if (timeframe === undefined) {
-    throw new StepInputError('an LLM_REPORT step needs a timeframe', { field: 'timeframe' });
-  }
-  const segment = stepIdTimeframe(context.stepId);
-  if (segment !== undefined && segment !== timeframe) {
-    throw new StepInputError(`stepId names timeframe ${segment}, the step has ${timeframe}`, {
-      field: 'timeframe',
-    });
-  }
-  return timeframe;
 }
 
 /**
@@ -116,7 +95,16 @@ function timeframeOf(context: Context): Timeframe {
  */
 function checkReport(report: LlmReportFile, execution: Record<string, unknown>): void {
   const checked = validate.llmReportFile(report);
-  if (checked.ok) return;
+  if (checked.ok) {
+    // The artifact check's problems are our own words (fields, indices), never output text.
+    const problem = LLM_REPORT_STEP.artifact.check?.(checked.value);
+    if (problem === undefined) return;
+    throw new StepError('INVALID_STRUCTURED_OUTPUT', `llm_report_file: ${problem}`, {
+      details: { contract: 'llm_report_file' },
+      execution,
+      final: true,
+    });
+  }
   const paths = checked.issues.slice(0, 5).map((i) => i.path || '/');
   throw new StepError(
     'INVALID_STRUCTURED_OUTPUT',

@@ -69,7 +69,9 @@ export const ACCOUNT_ID_PATTERN = new RegExp('^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$')
 export const LLM_PROVIDERS = ['gemini', 'vertex', 'offline'] as const;
 export const LLM_SCHEMA_KINDS = ['LLM_REPORT_OUTPUT', 'LLM_RECOMMENDATION_OUTPUT'] as const;
 /** llm_report_output_v<N>: the schemaId convention of LLM report output formats (seed 002). */
-export const LLM_REPORT_SCHEMA_ID_PATTERN = new RegExp('^llm_report_output_v[1-9][0-9]*$');
+export const LLM_REPORT_SCHEMA_ID_PATTERN = new RegExp(
+  '^llm_(aggregate_)?report_output_v[1-9][0-9]*$',
+);
 export const PROMPT_ID_PATTERN = new RegExp('^[a-z][a-z0-9_]*_v[1-9][0-9]*$');
 /** Retryability and HTTP status per error code (error.schema.json x-tda-codes). */
 export const ERROR_CODE_INFO = {

@@ -5,7 +5,7 @@
  */
 export type AccountId = string;
 /**
- * Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, BTC-USD.
+ * Trading symbol as the user writes it: BTC-USDT, BTC/USDT, BTCUSDT, ETH-USDT.
  */
 export type TradingSymbol = string;
 export type Timestamp = string;
@@ -88,7 +88,7 @@ export type RecommendationId = string;
  */
 export type PromptId = string;
 /**
- * Schema id of an LLM report output format: llm_report_output_v<N>, N = metadata.schemaVersion of the reports it produces (seed 002).
+ * Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).
  */
 export type LlmReportSchemaId = string;
 /**
@@ -866,7 +866,7 @@ export interface LlmRecommendationInputs {
   [k: string]: unknown;
 }
 /**
- * The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json: worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Read by later LLM steps (previousReportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.
+ * The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.
  */
 export interface LlmReportFile {
   metadata: LlmReportMetadata;
@@ -877,13 +877,14 @@ export interface LlmReportFile {
  */
 export interface LlmReportMetadata {
   /**
-   * Version of the model-owned output format: the N of schemaId llm_report_output_v<N>.
+   * Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).
    */
   schemaVersion: number;
   runId: RunId;
   stepId: StepId;
   symbol: TradingSymbol;
-  timeframe: Timeframe;
+  timeframe?: Timeframe;
+  asOf?: Timestamp;
   promptId: PromptId;
   schemaId: LlmReportSchemaId;
   /**
@@ -899,19 +900,35 @@ export interface LlmReportMetadata {
   generatedAt?: Timestamp;
 }
 /**
- * The artifacts resolved from the step's inputs (ohlcvStepId, chartsManifestStepId, previousReportStepIds) and given to the model.
+ * The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.
  */
 export interface LlmReportContext {
-  ohlcvGcsUri: GcsUri;
-  chartsManifestGcsUri: GcsUri;
+  ohlcvGcsUri?: GcsUri;
+  chartsManifestGcsUri?: GcsUri;
   /**
    * The chart images sent, in manifest order.
    */
-  chartGcsUris: GcsUri[];
+  chartGcsUris?: GcsUri[];
   /**
    * Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).
    */
-  previousReportGcsUris: GcsUri[];
+  previousReportGcsUris?: GcsUri[];
+  /**
+   * Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.
+   *
+   * @minItems 1
+   * @maxItems 10
+   */
+  reportRefs?: [LlmReportInputRef, ...LlmReportInputRef[]];
+}
+/**
+ * An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.
+ */
+export interface LlmReportInputRef {
+  reportId: ReportId;
+  gcsUri: GcsUri;
+  timeframe?: Timeframe;
+  asOf: Timestamp;
 }
 /**
  * Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.
@@ -919,7 +936,7 @@ export interface LlmReportContext {
 export interface LlmReportOutput {
   summary: LlmReportSummary;
   /**
-   * Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1).
+   * Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).
    */
   details: {
     [k: string]: unknown;
@@ -942,7 +959,7 @@ export interface ReportRef {
   asOf: Timestamp;
 }
 /**
- * The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).
+ * The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).
  */
 export interface LlmSchema {
   /**

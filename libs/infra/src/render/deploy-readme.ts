@@ -75,21 +75,29 @@ interface RoleRow {
   on: string;
   reason: string;
   providers: Set<string>;
+  /** Granted only when the environment sets `exchangeAccount` (the live exchange account). */
+  exchangeOnly?: boolean;
 }
 
 /**
  * One service's roles over every LLM provider: a role only some providers get is marked
  * (`llm: vertex-ai` only); the orchestrator's one publisher role per step-ready topic is one row.
  */
+/** Where a grant applies, as the table says it (every step-ready topic as one row). */
+function grantedOn(grant: ResourceRole): string {
+  const stepReady =
+    grant.resource.type === 'topic' &&
+    grant.resource.name.startsWith(stepReadyTopic('', PLACEHOLDER.pubsubPrefix));
+  return stepReady
+    ? `topic ${code(stepReadyTopic('<step type>', PLACEHOLDER.pubsubPrefix))} (every step type)`
+    : resourceText(grant);
+}
+
 function roleRows(deployment: ServiceDeployment): RoleRow[] {
   const rows = new Map<string, RoleRow>();
-  const everyTopic = `topic ${code(stepReadyTopic('<step type>', PLACEHOLDER.pubsubPrefix))} (every step type)`;
   for (const llm of LLM_PROVIDERS) {
     for (const grant of deployment.roles({ ...PLACEHOLDER, llm })) {
-      const stepReady =
-        grant.resource.type === 'topic' &&
-        grant.resource.name.startsWith(stepReadyTopic('', PLACEHOLDER.pubsubPrefix));
-      const on = stepReady ? everyTopic : resourceText(grant);
+      const on = grantedOn(grant);
       const key = `${grant.role} ${on}`;
       const row = rows.get(key) ?? {
         role: grant.role,
@@ -100,6 +108,14 @@ function roleRows(deployment: ServiceDeployment): RoleRow[] {
       row.providers.add(llm);
       rows.set(key, row);
     }
+  }
+  const live = { ...PLACEHOLDER, llm: LLM_PROVIDERS[0], exchangeAccount: '<exchange>' };
+  for (const grant of deployment.roles(live)) {
+    const on = grantedOn(grant);
+    const key = `${grant.role} ${on}`;
+    if (rows.has(key)) continue;
+    const providers = new Set<string>(LLM_PROVIDERS);
+    rows.set(key, { role: grant.role, on, reason: grant.reason, providers, exchangeOnly: true });
   }
   return [...rows.values()];
 }
@@ -113,10 +129,11 @@ export function deploymentRolesTable(
       roleRows(s).map((row) => {
         const only = row.providers.size < LLM_PROVIDERS.length;
         const providers = [...row.providers].map((p) => code(`llm: ${p}`)).join(', ');
+        const on = only ? `${row.on} (${providers} only)` : row.on;
         return [
           code(s.name),
           code(row.role),
-          only ? `${row.on} (${providers} only)` : row.on,
+          row.exchangeOnly === true ? `${on} (with ${code('exchangeAccount')} only)` : on,
           row.reason,
         ];
       }),

@@ -35,6 +35,8 @@ export function ohlcvExportFromSeries(
     stepId: ids.stepId ?? `ohlcv_export:${series.timeframe}`,
     symbol: ids.symbol ?? series.symbol,
     timeframe: series.timeframe,
+    // Cut where the data ends, as the exporter does for a run without scope.asOf.
+    asOf: formatTimestamp(nextBucketStart(last.openTime, series.timeframe)),
     source: series.source,
     range: {
       from: formatTimestamp(first.openTime),

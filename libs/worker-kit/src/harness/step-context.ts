@@ -76,8 +76,10 @@ export function buildStepContext(parts: StepContextParts): StepContext {
     signal: parts.budget.signal,
     deadline: parts.budget.deadline,
     heartbeat: parts.budget.heartbeat,
-    upstream: ((name: string) =>
-      reader.read(name, descriptor.upstream[name]?.many === true)) as StepContext['upstream'],
+    upstream: ((name: string) => {
+      const declared = descriptor.upstream[name];
+      return reader.read(name, declared?.many === true, declared?.optional === true);
+    }) as StepContext['upstream'],
     artifacts: {
       read: (uri) => artifacts.read(uri),
       exists: (uri) => artifacts.exists(uri),

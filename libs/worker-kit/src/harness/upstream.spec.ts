@@ -26,6 +26,7 @@ function ohlcvArtifact(overrides: Partial<OhlcvExport> = {}): OhlcvExport {
     stepId: OHLCV,
     symbol: 'BTC-USDT',
     timeframe: '1w',
+    asOf: '2025-01-20T00:00:00.000Z',
     source: { provider: 'bundled', dataset: 'binance/BTCUSDT_1d' },
     range: { from: '2025-01-06T00:00:00.000Z', to: '2025-01-20T00:00:00.000Z' },
     candles: [candle('2025-01-06T00:00:00.000Z', 101), candle('2025-01-13T00:00:00.000Z', 99)],
@@ -169,7 +170,7 @@ describe('UpstreamReader: ctx.upstream(name)', () => {
     const again = await read.read('ohlcv', false);
     expect(again).toBe(first);
     expect(first).toMatchObject({ stepId: OHLCV, uri: OHLCV_URI, producedBy: RUN_ID });
-    expect(Array.isArray(first) ? undefined : first.artifact).toEqual(ohlcvArtifact());
+    expect(Array.isArray(first) ? undefined : first?.artifact).toEqual(ohlcvArtifact());
   });
 
   it.each([
@@ -228,5 +229,23 @@ describe('UpstreamReader: ctx.upstream(name)', () => {
     await expect(read.read('ohlcv', false)).rejects.toBeInstanceOf(ArtifactReadError);
     await expect(read.read('ohlcv', false)).resolves.toMatchObject({ stepId: OHLCV });
     expect(reads).toBe(2);
+  });
+
+  it('an optional single upstream the inputs leave out reads as undefined; a required one fails', async () => {
+    const store = new InMemoryArtifactStore();
+    const run = chartsRun();
+    const step = run.steps[CHARTS];
+    if (step === undefined) throw new Error('fixture');
+    const read = new UpstreamReader(
+      store,
+      stepTypeRegistry(),
+      run,
+      step,
+      new Map([['account', []]]),
+    );
+    await expect(read.read('account', false, true)).resolves.toBeUndefined();
+    const error = await read.read('account', false).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StepInputError);
+    expect((error as Error).message).toBe("the inputs name no 'account' step");
   });
 });

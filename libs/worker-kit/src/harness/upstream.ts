@@ -129,7 +129,8 @@ function differ(a: string | undefined, b: string | undefined): boolean {
  * Reads declared upstream artifacts for `ctx.upstream(name)`: read, JSON-parse, validate against
  * the upstream step type's artifact contract (and its extra check), and check that the artifact
  * belongs to the run and step that produced it (a rerun's reused step: the source run). Each
- * upstream is read once per execution (a failed read again on the next call).
+ * upstream is read once per execution (a failed read again on the next call). A single upstream
+ * the inputs do not name is undefined when declared `optional`, INVALID_STEP_INPUTS otherwise.
  */
 export class UpstreamReader {
   private readonly cache = new Map<string, Promise<UpstreamArtifact<unknown>[]>>();
@@ -145,7 +146,8 @@ export class UpstreamReader {
   async read(
     name: string,
     many: boolean,
-  ): Promise<UpstreamArtifact<unknown>[] | UpstreamArtifact<unknown>> {
+    optional = false,
+  ): Promise<UpstreamArtifact<unknown>[] | UpstreamArtifact<unknown> | undefined> {
     const refs = this.refs.get(name);
     if (refs === undefined)
       throw new StepInputError(`'${name}' is not a declared upstream`, { upstream: name });
@@ -159,7 +161,7 @@ export class UpstreamReader {
     const loaded = await pending;
     if (many) return loaded;
     const [first] = loaded;
-    if (first === undefined)
+    if (first === undefined && !optional)
       throw new StepInputError(`the inputs name no '${name}' step`, { upstream: name });
     return first;
   }

@@ -65,6 +65,7 @@ describe('identity and storage reconcilers', () => {
       'create service-account tda-worker-ohlcv-export@acme-tda-prod.iam.gserviceaccount.com',
       'create service-account tda-worker-chart-export@acme-tda-prod.iam.gserviceaccount.com',
       'create service-account tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com',
+      'create service-account tda-worker-account-export@acme-tda-prod.iam.gserviceaccount.com',
       'create service-account tda-pubsub-push@acme-tda-prod.iam.gserviceaccount.com',
       'create service-account tda-scheduler@acme-tda-prod.iam.gserviceaccount.com',
       'create bucket acme-tda-prod-tda-artifacts',

@@ -16,6 +16,7 @@ const OHLCV_URL = 'https://tda-worker-ohlcv-export-abc-ew.a.run.app';
 const deployed = new Map<string, string | null>([
   ['tda-worker-ohlcv-export', OHLCV_URL],
   ['tda-worker-chart-export', null],
+  ['tda-worker-account-export', null],
   ['tda-orchestrator', null],
 ]);
 
@@ -35,6 +36,13 @@ describe('the GCP topology', () => {
         action: 'skip',
         kind: 'push-config',
         name: 'tda-step-ready-chart-export-sub',
+        changes: [],
+        note: 'skip push config: service not deployed (run infra apply again after skaffold run); messages wait in the subscription (7 days)',
+      },
+      {
+        action: 'skip',
+        kind: 'push-config',
+        name: 'tda-step-ready-account-export-sub',
         changes: [],
         note: 'skip push config: service not deployed (run infra apply again after skaffold run); messages wait in the subscription (7 days)',
       },
@@ -65,6 +73,7 @@ describe('the GCP topology', () => {
     expect(runServicesToLookUp()).toEqual([
       'tda-worker-ohlcv-export',
       'tda-worker-chart-export',
+      'tda-worker-account-export',
       'tda-orchestrator',
     ]);
   });
@@ -132,6 +141,11 @@ describe('Cloud Run invoker bindings', () => {
       [
         'skip',
         'Cloud Run service tda-worker-chart-export: roles/run.invoker → serviceAccount:tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com',
+        'service not deployed (run infra apply again after skaffold run)',
+      ],
+      [
+        'skip',
+        'Cloud Run service tda-worker-account-export: roles/run.invoker → serviceAccount:tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com',
         'service not deployed (run infra apply again after skaffold run)',
       ],
       [
