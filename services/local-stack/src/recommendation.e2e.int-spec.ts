@@ -24,6 +24,8 @@ import { claimsOf, startE2eStack, waitForRunStatus, type E2eStack } from './test
 
 const SYMBOL = 'BTC-USDT';
 const AS_OF = '2026-09-20T00:00:00Z';
+/** The index keeps instants in Date#toISOString form (its keyset sorts them as text). */
+const INDEX_AS_OF = new Date(AS_OF).toISOString();
 const RECO = 'llm_reco:prompt_reco_v1:model_gemini_2_5_flash';
 const REPORTS = ['1w', '1d', '4h'].map(
   (tf) => `llm_report:${tf}:prompt_multi_tf_v1:model_gemini_2_5_flash`,
@@ -59,7 +61,12 @@ async function expectIndexed(h: E2eStack, run: FlowRun): Promise<void> {
   for (const stepId of REPORTS) {
     const reportId = run.steps[stepId]?.outputs.reportId ?? '';
     const entry: ReportIndexEntry | null = await h.stack.backends.reportIndex.getReport(reportId);
-    expect(entry).toMatchObject({ runId: run.runId, stepId, asOf: AS_OF, symbolKey: 'BTCUSDT' });
+    expect(entry).toMatchObject({
+      runId: run.runId,
+      stepId,
+      asOf: INDEX_AS_OF,
+      symbolKey: 'BTCUSDT',
+    });
   }
 }
 
@@ -117,7 +124,7 @@ describe('flows 4 and 3 end to end (emulators)', () => {
       const reportId = run.steps[stepId ?? '']?.outputs.reportId ?? '';
       await expectEventually(async () => {
         const entry = await h.stack.backends.reportIndex.getReport(reportId);
-        expect(entry).toMatchObject({ runId: run.runId, asOf: AS_OF });
+        expect(entry).toMatchObject({ runId: run.runId, asOf: INDEX_AS_OF });
         expect(entry?.timeframe).toBeUndefined();
       });
     }, 90_000);
