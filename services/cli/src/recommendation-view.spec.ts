@@ -24,7 +24,13 @@ function file(output: Partial<LlmRecommendationFile['output']> = {}): LlmRecomme
       provider: 'offline',
       inputs: {
         ohlcvGcsUri: 'gs://tda-artifacts/runs/r/4h/ohlcv_export-4h.json',
-        reports: [{ reportId: REPORT, stepId: 'llm_report:1d:p:m', gcsUri: 'gs://tda-artifacts/runs/r/1d/report.json' }],
+        reports: [
+          {
+            reportId: REPORT,
+            stepId: 'llm_report:1d:p:m',
+            gcsUri: 'gs://tda-artifacts/runs/r/1d/report.json',
+          },
+        ],
         accountId: 'demo',
       },
       llm: { finishReason: 'STOP', attempts: { total: 1 } },

@@ -65,7 +65,8 @@ export function renderRecommendation(
     `horizon     ${terminalText(output.horizon.label, 80)} (${output.horizon.days} days)`,
     `by          ${producer}`,
   ];
-  if (metadata.inputs.accountId !== undefined) lines.push(`account     ${metadata.inputs.accountId}`);
+  if (metadata.inputs.accountId !== undefined)
+    lines.push(`account     ${metadata.inputs.accountId}`);
   if (reports.length > 0) {
     lines.push('rests on');
     for (const report of reports) {

@@ -76,6 +76,7 @@ export class ChartExportHandler implements StepHandler<typeof CHART_EXPORT_STEP>
         stepId: context.stepId,
         symbol: series.symbol,
         timeframe: series.timeframe,
+        asOf: ohlcv.artifact.asOf,
         ohlcvGcsUri: ohlcv.uri,
         minImages,
       },

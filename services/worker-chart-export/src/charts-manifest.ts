@@ -15,6 +15,8 @@ export interface ManifestHeader {
   stepId: string;
   symbol: string;
   timeframe: Timeframe;
+  /** The OHLCV export's asOf: the charts describe the same moment as the data. */
+  asOf: string;
   ohlcvGcsUri: string;
   minImages: number;
 }
@@ -50,6 +52,7 @@ export function buildChartsManifest(
     stepId: header.stepId,
     symbol: header.symbol,
     timeframe: header.timeframe,
+    asOf: header.asOf,
     ohlcvGcsUri: header.ohlcvGcsUri,
     minImages: header.minImages,
     requested: [first, ...rest],

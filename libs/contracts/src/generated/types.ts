@@ -373,6 +373,7 @@ export interface ChartsManifest {
   stepId: StepId;
   symbol: TradingSymbol;
   timeframe: Timeframe;
+  asOf?: Timestamp;
   ohlcvGcsUri?: GcsUri;
   /**
    * Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.

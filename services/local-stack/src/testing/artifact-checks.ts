@@ -56,7 +56,7 @@ export async function expectValidArtifacts(stack: LocalStack, run: FlowRun): Pro
     if (!checked.ok) continue;
     expect(descriptor.artifact.check?.(checked.value)).toBeUndefined();
     expect(descriptor.artifact.identity(checked.value)).toMatchObject({ runId: run.runId, stepId });
-    if (step.stepType !== 'CHART_EXPORT') expect(asOfOf(data), `${stepId} asOf`).toBe(asOf);
+    expect(asOfOf(data), `${stepId} asOf`).toBe(asOf);
     if (step.stepType === 'OHLCV_EXPORT' && asOf !== undefined) {
       expectCutAt(checked.value as OhlcvExport, asOf);
     }
