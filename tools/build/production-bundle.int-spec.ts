@@ -249,7 +249,10 @@ describe('production bundles', () => {
         'node_modules',
         'package-lock.json',
         'package.json',
-        ...(service === 'worker-ohlcv-export' ? ['market-data'] : []),
+        // Every service bundles @tda/market-data (candle maths, asOf, coverage), so the 1.1 MB of
+        // CSVs travel with each; the orchestrator (coverage at trigger), OHLCV_EXPORT and
+        // ACCOUNT_EXPORT (marks) read them.
+        'market-data',
       ].sort(),
     );
   });

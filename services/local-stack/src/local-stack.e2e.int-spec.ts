@@ -132,7 +132,7 @@ describe('step loop end to end (emulators)', () => {
   it('cancels a run in the middle: pending steps never start and the run stays CANCELLED', async () => {
     const { run } = await api.trigger({
       flowKey: 'market_charts_v1',
-      scope: { symbol: 'BTC-USD' },
+      scope: { symbol: 'ETH-USDT' },
     });
     const cancelled = await api.cancel(run.runId);
     expect(cancelled.status).toBe('CANCELLED');

@@ -15,7 +15,7 @@ const root = resolve(__dirname, '../../..');
  * (the emulator path is covered by the e2e suite); TDA_EXIT_AFTER_DEMO ends the process.
  */
 describe('npm start', () => {
-  it('runs the flow-1 demo to SUCCEEDED and prints where its PNG charts and valid reports are', async () => {
+  it('runs the flow-4 demo to SUCCEEDED: PNG charts, valid reports, the paper account and the recommendation last', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tda-start-'));
     const child = spawn(process.execPath, [join(root, 'services/local-stack/bin/start.js')], {
       cwd: root,
@@ -41,32 +41,49 @@ describe('npm start', () => {
       expect(existsSync(path)).toBe(true);
       expect(decodePng(readFileSync(path)).width).toBeGreaterThan(200);
     }
-    // The reports block: each flow-1 report as gs:// URI and local file, plus the CLI hint.
+    // The reports block: each report of flow 4 (1w, 1d, 4h) as gs:// URI and local file.
     const runId = /^demo run (\S+) /m.exec(output)?.[1] ?? '';
     expect(runId).toMatch(RUN_ID_PATTERN);
-    const reportsBlock = output.slice(output.indexOf('\nreports (llm_report_file'));
-    expect(reportsBlock.length).toBeLessThan(output.length);
+    expect(output).toContain(
+      `(recommendation_with_account_v1, BTC-USDT, as of 2026-09-20T00:00:00Z)`,
+    );
+    expect(output).toContain("paper account 'demo' created");
+    const reportsStart = output.indexOf('\nreports (llm_report_file');
+    const recoStart = output.indexOf('\nrecommendation (llm_reco:');
+    expect(reportsStart).toBeGreaterThan(0);
+    expect(recoStart).toBeGreaterThan(reportsStart);
+    const reportsBlock = output.slice(reportsStart, recoStart);
     expect(reportsBlock).toContain(`npx tda report ${runId}`);
     const reportUris = [...reportsBlock.matchAll(/^\s+(gs:\/\/\S+\.json)$/gm)].map((m) => m[1]);
     const reportPaths = [...reportsBlock.matchAll(/^\s+(\/\S+\.json)$/gm)].map((m) => m[1] ?? '');
-    expect(reportUris).toEqual([
-      `gs://tda-artifacts/runs/${runId}/1M/llm_report:1M:prompt_month_v1:model_gemini_2_5_flash.json`,
-      `gs://tda-artifacts/runs/${runId}/1w/llm_report:1w:prompt_week_v1:model_gemini_2_5_flash.json`,
-    ]);
+    const timeframes = ['1d', '1w', '4h'] as const;
+    expect(reportUris).toEqual(
+      timeframes.map(
+        (tf) =>
+          `gs://tda-artifacts/runs/${runId}/${tf}/llm_report:${tf}:prompt_multi_tf_v1:model_gemini_2_5_flash.json`,
+      ),
+    );
     expect(reportPaths).toEqual(
       reportUris.map((uri) => join(dataDir, (uri ?? '').slice('gs://'.length))),
     );
     for (const [index, path] of reportPaths.entries()) {
-      expect(existsSync(path)).toBe(true);
       const report = validate.llmReportFile(JSON.parse(readFileSync(path, 'utf8')));
       expect(report.ok ? [] : report.issues).toEqual([]);
       expect(report.ok && report.value.metadata).toMatchObject({
         runId,
         symbol: 'BTC-USDT',
-        timeframe: index === 0 ? '1M' : '1w',
+        timeframe: timeframes[index],
+        asOf: '2026-09-20T00:00:00Z',
         provider: 'offline',
       });
     }
+    // The recommendation is what the terminal ends with (before the finish line).
+    const recoBlock = output.slice(recoStart, output.indexOf('\ndemo run finished'));
+    expect(recoBlock).toMatch(/\n(BUY|SELL|HOLD|REDUCE) BTC-USDT {2}strength [01]\.\d\d {2}— /);
+    expect(recoBlock).toContain('as of       2026-09-20T00:00:00Z (last close ');
+    expect(recoBlock).toContain('by          offline recommender (deterministic, no model)');
+    expect(recoBlock).toContain('account     demo');
+    expect(recoBlock.match(/^ {2}rpt_[a-z0-9]{24} {2}(1w|1d|4h) /gm)).toHaveLength(3);
     expect(existsSync(join(dataDir, 'local-api.json'))).toBe(true);
     expect(readFileSync(join(dataDir, 'logs', 'local-stack.log'), 'utf8')).toContain(
       '"event":"step_succeeded"',
