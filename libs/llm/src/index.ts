@@ -24,3 +24,6 @@ export * from './offline-analyst.client';
 export * from './offline-recommendation';
 export * from './offline-recommender.client';
 export * from './llm-step.runtime';
+export * from './llm-worker.config';
+export * from './llm-worker.runtime';
+export * from './llm-file-metadata';

@@ -1,62 +1,15 @@
-import { refineGoogleBackend } from '@tda/config';
-import { llmEnv } from '@tda/llm';
+import { llmWorkerConfigSchema, llmWorkerHarnessPolicy, type LlmWorkerConfig } from '@tda/llm';
 import { LLM_RECOMMENDATION_STEP } from '@tda/step-types';
-import { refineWorkerIngress, workerServiceEnv } from '@tda/worker-kit';
-import { z } from 'zod';
-
-/** The LLM_RECOMMENDATION step timeout of its descriptor's policy (seed 002: 780 s). */
-const POLICY_STEP_TIMEOUT_SECONDS = LLM_RECOMMENDATION_STEP.policy.timeoutMs / 1_000;
 
 /**
- * The LLM_RECOMMENDATION worker's environment, validated at boot (DESIGN.md §7): the shared worker env
- * (with the TDA_STEP_* policy overrides), the LLM provider env (Gemini API key / Vertex AI;
- * neither → the offline recommender) and the seed 002 timeout policy. Numbers come from env strings,
- * hence `coerce`.
- *
- * The step timeout: TDA_LLM_STEP_TIMEOUT_SECONDS when set (the more specific setting wins), else
- * the shared TDA_STEP_TIMEOUT_SECONDS, else the LLM_RECOMMENDATION policy (780 s). The parsed config's
- * TDA_LLM_STEP_TIMEOUT_SECONDS is that effective value, so the harness deadline and the finalize
- * budget check below use the same number.
+ * The LLM_RECOMMENDATION worker's environment, validated at boot: the shared LLM worker env of libs/llm
+ * (worker env, LLM provider, seed 002 budgets) with this step type's policy timeout as default.
  */
-export const llmRecommendationConfigSchema = z
-  .object({
-    ...workerServiceEnv,
-    ...llmEnv,
-    /** Step deadline from the claim; wins over TDA_STEP_TIMEOUT_SECONDS (see above). */
-    TDA_LLM_STEP_TIMEOUT_SECONDS: z.coerce.number().int().min(30).max(3_600).optional(),
-    /** Upper bound of one model request (seed 002: 600 s). */
-    TDA_LLM_REQUEST_DEADLINE_SECONDS: z.coerce.number().int().min(1).max(3_600).default(600),
-    /** Reserve kept to write the artifact and finalize (seed 002: 120 s). */
-    TDA_LLM_FINALIZE_BUDGET_SECONDS: z.coerce.number().int().min(1).max(3_600).default(120),
-  })
-  .superRefine(refineGoogleBackend)
-  .superRefine(refineWorkerIngress)
-  .transform((config) => ({
-    ...config,
-    TDA_LLM_STEP_TIMEOUT_SECONDS:
-      config.TDA_LLM_STEP_TIMEOUT_SECONDS ??
-      config.TDA_STEP_TIMEOUT_SECONDS ??
-      POLICY_STEP_TIMEOUT_SECONDS,
-  }))
-  .superRefine((config, ctx) => {
-    if (config.TDA_LLM_FINALIZE_BUDGET_SECONDS >= config.TDA_LLM_STEP_TIMEOUT_SECONDS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['TDA_LLM_FINALIZE_BUDGET_SECONDS'],
-        message: `must be less than the step timeout (${config.TDA_LLM_STEP_TIMEOUT_SECONDS} s from TDA_LLM_STEP_TIMEOUT_SECONDS, else TDA_STEP_TIMEOUT_SECONDS): no time would be left for the model`,
-      });
-    }
-  });
+export const llmRecommendationConfigSchema = llmWorkerConfigSchema(
+  LLM_RECOMMENDATION_STEP.policy.timeoutMs,
+);
 
-export type LlmRecommendationConfig = z.infer<typeof llmRecommendationConfigSchema>;
+export type LlmRecommendationConfig = LlmWorkerConfig;
 
-/**
- * The harness policy this service decides over the shared one: the effective step timeout as the
- * harness deadline. Its own bootstrap and the local launcher pass it as `policy`. The seconds may
- * be fractional (taken from TDA_STEP_TIMEOUT_SECONDS), hence the rounding to whole milliseconds.
- */
-export function llmRecommendationHarnessPolicy(config: LlmRecommendationConfig): {
-  timeoutMs: number;
-} {
-  return { timeoutMs: Math.round(config.TDA_LLM_STEP_TIMEOUT_SECONDS * 1_000) };
-}
+/** The effective step timeout as the harness deadline (libs/llm llmWorkerHarnessPolicy). */
+export const llmRecommendationHarnessPolicy = llmWorkerHarnessPolicy;

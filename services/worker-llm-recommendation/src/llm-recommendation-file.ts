@@ -1,32 +1,10 @@
-import type {
-  AppliedRiskLimits,
-  LlmRecommendation,
-  LlmRecommendationFile,
-  LlmUsageMetadata as FileUsage,
-} from '@tda/contracts';
+import type { AppliedRiskLimits, LlmRecommendation, LlmRecommendationFile } from '@tda/contracts';
 import {
   canonicalJson,
+  fileExecutionMetadata,
   type LlmCallPlan,
-  type LlmUsageMetadata,
   type StructuredOutputSuccess,
 } from '@tda/llm';
-
-/** Only the counts the contract knows, and only when the provider gave the required two. */
-function fileUsage(usage: LlmUsageMetadata | undefined): FileUsage | undefined {
-  if (usage?.promptTokenCount === undefined || usage.totalTokenCount === undefined) {
-    return undefined;
-  }
-  return {
-    promptTokenCount: usage.promptTokenCount,
-    totalTokenCount: usage.totalTokenCount,
-    ...(usage.candidatesTokenCount === undefined
-      ? {}
-      : { candidatesTokenCount: usage.candidatesTokenCount }),
-    ...(usage.thoughtsTokenCount === undefined
-      ? {}
-      : { thoughtsTokenCount: usage.thoughtsTokenCount }),
-  };
-}
 
 export interface RecommendationFacts {
   runId: string;
@@ -48,15 +26,7 @@ export interface RecommendationFacts {
  */
 export function buildRecommendationFile(facts: RecommendationFacts): LlmRecommendationFile {
   const { plan, result } = facts;
-  const usage = fileUsage(result.usageMetadata);
-  const llm: LlmRecommendationFile['metadata']['llm'] = {
-    finishReason: result.finishReason,
-    attempts: { total: result.attempts },
-    schemaSha256: plan.config.schemaSha256,
-    ...(result.modelVersion === undefined ? {} : { modelVersion: result.modelVersion }),
-    ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
-    ...(usage === undefined ? {} : { usageMetadata: usage }),
-  };
+  const llm = fileExecutionMetadata(plan, result);
   return {
     metadata: {
       schemaVersion: plan.config.schemaVersion,
@@ -84,14 +54,4 @@ export function serializeRecommendation(file: LlmRecommendationFile): Buffer {
   return Buffer.from(`${canonicalJson(file)}\n`, 'utf8');
 }
 
-/** `outputs.execution.llm` of a step recovered from its file (no model call made). */
-export function executionMetadataOf(file: LlmRecommendationFile): Record<string, unknown> {
-  const { metadata } = file;
-  return {
-    provider: metadata.provider,
-    modelName: metadata.modelName,
-    promptId: metadata.promptId,
-    schemaId: metadata.schemaId,
-    ...metadata.llm,
-  };
-}
+export { executionMetadataOf } from '@tda/llm';

@@ -1,26 +1,10 @@
-import type { LlmReportFile, LlmUsageMetadata as ReportUsage, Timeframe } from '@tda/contracts';
+import type { LlmReportFile, Timeframe } from '@tda/contracts';
 import {
   canonicalJson,
+  fileExecutionMetadata,
   type LlmCallPlan,
-  type LlmUsageMetadata,
   type StructuredOutputSuccess,
 } from '@tda/llm';
-
-/** Only the counts the report contract knows, and only when the provider gave the required two. */
-function reportUsage(usage: LlmUsageMetadata | undefined): ReportUsage | undefined {
-  if (usage?.promptTokenCount === undefined || usage.totalTokenCount === undefined)
-    return undefined;
-  return {
-    promptTokenCount: usage.promptTokenCount,
-    totalTokenCount: usage.totalTokenCount,
-    ...(usage.candidatesTokenCount === undefined
-      ? {}
-      : { candidatesTokenCount: usage.candidatesTokenCount }),
-    ...(usage.thoughtsTokenCount === undefined
-      ? {}
-      : { thoughtsTokenCount: usage.thoughtsTokenCount }),
-  };
-}
 
 export interface ReportFacts {
   runId: string;
@@ -41,15 +25,7 @@ export interface ReportFacts {
  */
 export function buildReportFile(facts: ReportFacts): LlmReportFile {
   const { plan, result } = facts;
-  const usage = reportUsage(result.usageMetadata);
-  const llm: LlmReportFile['metadata']['llm'] = {
-    finishReason: result.finishReason,
-    attempts: { total: result.attempts },
-    schemaSha256: plan.config.schemaSha256,
-    ...(result.modelVersion === undefined ? {} : { modelVersion: result.modelVersion }),
-    ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
-    ...(usage === undefined ? {} : { usageMetadata: usage }),
-  };
+  const llm = fileExecutionMetadata(plan, result);
   return {
     metadata: {
       schemaVersion: plan.config.schemaVersion,
@@ -74,14 +50,4 @@ export function serializeReport(report: LlmReportFile): Buffer {
   return Buffer.from(`${canonicalJson(report)}\n`, 'utf8');
 }
 
-/** `outputs.execution.llm` of a step recovered from its report file (no model call made). */
-export function executionMetadataOf(report: LlmReportFile): Record<string, unknown> {
-  const { metadata } = report;
-  return {
-    provider: metadata.provider,
-    modelName: metadata.modelName,
-    promptId: metadata.promptId,
-    schemaId: metadata.schemaId,
-    ...metadata.llm,
-  };
-}
+export { executionMetadataOf } from '@tda/llm';

@@ -1,86 +1,22 @@
-import type { Firestore } from '@google-cloud/firestore';
-import { createFirestore } from '@tda/flow-store';
 import {
   createLlmClientFromConfig,
-  DEFAULT_PROMPTS,
-  DEFAULT_SCHEMAS,
-  FirestorePromptRegistry,
-  InMemoryPromptRegistry,
+  createLlmWorkerRuntime,
   OfflineAnalystClient,
-  seedRegistry,
   type LlmClient,
-  type PromptRegistry,
-  type PromptRegistryWriter,
-  type SeedPlanEntry,
+  type LlmWorkerRuntime,
 } from '@tda/llm';
 import type { LlmReportConfig } from './config';
+
+export { createPromptRegistry, seedDefaultRegistry } from '@tda/llm';
 
 /** The Gemini client when credentials are configured, else the deterministic offline analyst. */
 export function createLlmClient(config: LlmReportConfig): LlmClient {
   return createLlmClientFromConfig(config) ?? new OfflineAnalystClient();
 }
 
-/**
- * The prompt registry for the backend: memory mode holds the defaults in memory; emulators and
- * gcp read llm_prompts / llm_schemas from Firestore (the caller owns the client).
- */
-export function createPromptRegistry(
-  config: Pick<LlmReportConfig, 'TDA_BACKEND'>,
-  firestore?: Firestore,
-): PromptRegistry & PromptRegistryWriter {
-  if (config.TDA_BACKEND === 'memory') {
-    return new InMemoryPromptRegistry({ prompts: DEFAULT_PROMPTS, schemas: DEFAULT_SCHEMAS });
-  }
-  if (firestore === undefined) {
-    throw new Error(`the ${config.TDA_BACKEND} backend needs a Firestore client for the registry`);
-  }
-  return new FirestorePromptRegistry(firestore);
-}
+export type LlmReportRuntime = LlmWorkerRuntime;
 
-/**
- * Seeds the default prompts and schema create-only (existing documents are never replaced) in
- * memory and emulators mode; in gcp the registry is managed by `tda llm seed`, not by every boot.
- */
-export async function seedDefaultRegistry(
-  config: Pick<LlmReportConfig, 'TDA_BACKEND'>,
-  registry: PromptRegistry & PromptRegistryWriter,
-): Promise<SeedPlanEntry[]> {
-  if (config.TDA_BACKEND === 'gcp') return [];
-  return seedRegistry(registry, { overwrite: false });
-}
-
-/** What the LLM worker needs besides the shared backends; `close` ends its own Firestore client. */
-export interface LlmReportRuntime {
-  client: LlmClient;
-  registry: PromptRegistry & PromptRegistryWriter;
-  seeded: SeedPlanEntry[];
-  close(): Promise<void>;
-}
-
-/**
- * Client (Gemini or offline) + prompt registry (in memory, or Firestore with its own client) with
- * the defaults seeded create-only: used by the worker's bootstrap and by the local launcher.
- */
-export async function createLlmReportRuntime(config: LlmReportConfig): Promise<LlmReportRuntime> {
-  const client = createLlmClient(config); // a Vertex config without project fails here, cheaply
-  const firestore =
-    config.TDA_BACKEND === 'memory'
-      ? undefined
-      : createFirestore({
-          projectId: config.GOOGLE_CLOUD_PROJECT,
-          ...(config.TDA_BACKEND === 'emulators' && config.FIRESTORE_EMULATOR_HOST !== undefined
-            ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
-            : {}),
-        });
-  const close = async (): Promise<void> => {
-    await firestore?.terminate();
-  };
-  try {
-    const registry = createPromptRegistry(config, firestore);
-    const seeded = await seedDefaultRegistry(config, registry);
-    return { client, registry, seeded, close };
-  } catch (error) {
-    await close().catch(() => undefined);
-    throw error;
-  }
+/** Client + prompt registry with the defaults seeded (libs/llm createLlmWorkerRuntime). */
+export function createLlmReportRuntime(config: LlmReportConfig): Promise<LlmReportRuntime> {
+  return createLlmWorkerRuntime(config, () => new OfflineAnalystClient());
 }
