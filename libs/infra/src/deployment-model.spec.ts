@@ -11,7 +11,7 @@ import {
   type DeployEnvironment,
 } from './deployment-model';
 import { InfraError } from './infra.errors';
-import { testEnvironment } from './testing';
+import { llmWorkerDeployments, testEnvironment } from './testing';
 
 const env = testEnvironment('prod');
 const vertex: DeployEnvironment = { ...env, llm: 'vertex-ai' };
@@ -89,36 +89,54 @@ describe('deployment model', () => {
 });
 
 describe('LLM provider per environment', () => {
-  const llm = serviceDeployment('worker-llm-report');
+  // Every worker whose step type descriptor needs an LLM (never empty).
+  const llmWorkers = llmWorkerDeployments();
 
-  it('gemini-api: the worker reads GEMINI_API_KEY from its secret and may access only that secret', () => {
-    expect(llm.secrets(env)).toEqual([{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]);
-    expect(llm.env(env)).not.toHaveProperty('GOOGLE_GENAI_USE_VERTEXAI');
-    expect(llm.env(env)).not.toHaveProperty('GOOGLE_CLOUD_LOCATION');
-    expect(llm.roles(env).map((r) => r.role)).not.toContain('roles/aiplatform.user');
+  it('gemini-api: each LLM worker reads GEMINI_API_KEY from its secret and may access only that secret', () => {
+    for (const llm of llmWorkers) {
+      expect(llm.secrets(env)).toEqual([{ env: 'GEMINI_API_KEY', secret: SECRETS.geminiApiKey }]);
+      expect(llm.env(env)).not.toHaveProperty('GOOGLE_GENAI_USE_VERTEXAI');
+      expect(llm.env(env)).not.toHaveProperty('GOOGLE_CLOUD_LOCATION');
+      expect(llm.roles(env).map((r) => r.role)).not.toContain('roles/aiplatform.user');
+      expect(llm.roles(env).filter((r) => r.role === 'roles/secretmanager.secretAccessor')).toEqual(
+        [
+          {
+            resource: { type: 'secret', name: SECRETS.geminiApiKey },
+            role: 'roles/secretmanager.secretAccessor',
+            reason: 'reads the Gemini API key',
+          },
+        ],
+      );
+    }
+    // one secret container however many workers read it
     expect(referencedSecrets(env)).toEqual([SECRETS.apiToken, SECRETS.geminiApiKey]);
   });
 
-  it('vertex-ai: Vertex env, no secret, roles/aiplatform.user instead of the secret accessor', () => {
-    expect(llm.env(vertex)).toMatchObject({
-      GOOGLE_GENAI_USE_VERTEXAI: 'true',
-      GOOGLE_CLOUD_LOCATION: 'global',
-      GOOGLE_CLOUD_PROJECT: 'acme-tda-prod',
-    });
-    expect(llm.secrets(vertex)).toEqual([]);
-    const roles = llm.roles(vertex);
-    expect(roles).toContainEqual({
-      resource: { type: 'project' },
-      role: 'roles/aiplatform.user',
-      reason: 'calls Gemini on Vertex AI',
-    });
-    expect(roles.some((r) => r.role === 'roles/secretmanager.secretAccessor')).toBe(false);
+  it('vertex-ai: each LLM worker has the Vertex env, no secret, roles/aiplatform.user instead of the secret accessor', () => {
+    for (const llm of llmWorkers) {
+      expect(llm.env(vertex)).toMatchObject({
+        GOOGLE_GENAI_USE_VERTEXAI: 'true',
+        GOOGLE_CLOUD_LOCATION: 'global',
+        GOOGLE_CLOUD_PROJECT: 'acme-tda-prod',
+      });
+      expect(llm.secrets(vertex)).toEqual([]);
+      const roles = llm.roles(vertex);
+      expect(roles).toContainEqual({
+        resource: { type: 'project' },
+        role: 'roles/aiplatform.user',
+        reason: 'calls Gemini on Vertex AI',
+      });
+      expect(roles.some((r) => r.role === 'roles/secretmanager.secretAccessor')).toBe(false);
+    }
     // the Gemini key is created by infra apply only where a service reads it
     expect(referencedSecrets(vertex)).toEqual([SECRETS.apiToken]);
   });
 
-  it('changes nothing but the LLM worker', () => {
-    for (const s of SERVICE_DEPLOYMENTS.filter((d) => d.project !== 'worker-llm-report')) {
+  it('changes nothing but the LLM workers', () => {
+    const others = SERVICE_DEPLOYMENTS.filter((d) => !llmWorkers.includes(d));
+    expect(others.length + llmWorkers.length).toBe(SERVICE_DEPLOYMENTS.length);
+    expect(others.length).toBeGreaterThan(0);
+    for (const s of others) {
       expect(s.env(vertex)).toEqual(s.env(env));
       expect(s.secrets(vertex)).toEqual(s.secrets(env));
       expect(s.roles(vertex)).toEqual(s.roles(env));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PubSub } from '@google-cloud/pubsub';
-import { INFRA_SECTIONS, SCHEDULER_JOBS } from '@tda/infra';
+import { INFRA_SECTIONS, SCHEDULER_JOBS, SERVICE_DEPLOYMENTS } from '@tda/infra';
 import {
   FakeGcpApi,
   installIdentityRoutes,
@@ -194,9 +194,10 @@ describe('tda infra apply (Pub/Sub emulator)', () => {
         FIRESTORE_EMULATOR_HOST: firestoreHost,
         TDA_GOOGLE_API_ENDPOINT: endpoint,
       };
-      // skaffold run already happened: push, invokers and the Scheduler job are all applied
+      // skaffold run already happened (every Cloud Run Service of the model, whichever step types
+      // there are): push, invokers and the Scheduler job are all applied
       const urls = new Map(
-        ['tda-worker-ohlcv-export', 'tda-worker-chart-export', 'tda-orchestrator'].map((name) => [
+        SERVICE_DEPLOYMENTS.filter((s) => s.kind === 'Service').map(({ name }) => [
           name,
           platform.deployRunService(project, REGION, name),
         ]),

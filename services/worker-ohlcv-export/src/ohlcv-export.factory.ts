@@ -1,45 +1,24 @@
 import {
-  BundledCandleSource,
-  CcxtCandleSource,
-  createCcxtExchange,
+  createConfiguredCandleSource,
   type CandleSource,
-  type CcxtExchangeLike,
+  type MarketDataOverrides,
+  type MarketDataSettings,
 } from '@tda/market-data';
 import type { OhlcvExportConfig } from './config';
 import { OhlcvExportHandler } from './ohlcv-export.handler';
 
-export type OhlcvExportSettings = Pick<
-  OhlcvExportConfig,
-  'TDA_MARKET_DATA' | 'TDA_CCXT_EXCHANGE' | 'TDA_CCXT_TIMEOUT_MS' | 'TDA_OHLCV_INCOMPLETE_BUCKETS'
-> &
-  Partial<Pick<OhlcvExportConfig, 'TDA_MARKET_DATA_DIR'>>;
+export type OhlcvExportSettings = MarketDataSettings &
+  Pick<OhlcvExportConfig, 'TDA_OHLCV_INCOMPLETE_BUCKETS'>;
 
-export interface OhlcvExportOverrides {
-  /** A ready ccxt exchange (tests: a recorded one) instead of building one by id. */
-  exchange?: CcxtExchangeLike;
-  /** Clock deciding which live candle is still forming; default Date.now. */
-  now?: () => number;
-}
+/** Test hooks: a ready ccxt exchange (a recorded one) and the clock of the live source. */
+export type OhlcvExportOverrides = MarketDataOverrides;
 
-/** The candle source the config selects (TDA_MARKET_DATA). */
-export async function createCandleSource(
-  settings: OhlcvExportSettings,
+/** The candle source the config selects (TDA_MARKET_DATA; libs/market-data). */
+export function createCandleSource(
+  settings: MarketDataSettings,
   overrides: OhlcvExportOverrides = {},
 ): Promise<CandleSource> {
-  if (settings.TDA_MARKET_DATA === 'bundled') {
-    return new BundledCandleSource(
-      settings.TDA_MARKET_DATA_DIR === undefined ? {} : { dataDir: settings.TDA_MARKET_DATA_DIR },
-    );
-  }
-  const exchange =
-    overrides.exchange ??
-    (await createCcxtExchange(settings.TDA_CCXT_EXCHANGE, {
-      timeoutMs: settings.TDA_CCXT_TIMEOUT_MS,
-    }));
-  return new CcxtCandleSource({
-    exchange,
-    ...(overrides.now === undefined ? {} : { now: overrides.now }),
-  });
+  return createConfiguredCandleSource(settings, overrides);
 }
 
 /** The OHLCV_EXPORT handler over the configured candle source and incomplete-bucket policy. */
@@ -48,7 +27,7 @@ export async function createOhlcvExportHandler(
   overrides: OhlcvExportOverrides = {},
 ): Promise<OhlcvExportHandler> {
   return new OhlcvExportHandler({
-    candles: await createCandleSource(settings, overrides),
+    candles: await createConfiguredCandleSource(settings, overrides),
     incompleteBucketPolicy: settings.TDA_OHLCV_INCOMPLETE_BUCKETS,
   });
 }

@@ -19,7 +19,7 @@ import {
 } from './cloud-run-manifest';
 import { GENERATED_HEADER, renderDeployFiles } from './deploy-files';
 import { manifestPath } from './skaffold-config';
-import { testEnvironment } from '../testing';
+import { llmWorkerDeployments, testEnvironment } from '../testing';
 
 const dev = testEnvironment('dev');
 const prod = testEnvironment('prod', {
@@ -108,34 +108,42 @@ describe('Cloud Run manifests', () => {
     ).toContain('TDA_API_TOKEN');
   });
 
-  it('with llm=vertex-ai renders the LLM worker with the Vertex AI env and no secret reference', () => {
+  it('with llm=vertex-ai renders each LLM worker with the Vertex AI env and no secret reference', () => {
     const vertex: DeployEnvironment = { ...prod, llm: 'vertex-ai' };
-    const env = container(cloudRunManifest(serviceDeployment('worker-llm-report'), vertex)).env;
-    expect(env.filter((e) => 'valueFrom' in e)).toEqual([]);
-    expect(envNames(env)).not.toContain('GEMINI_API_KEY');
-    expect(env).toEqual(
-      expect.arrayContaining([
-        { name: 'GOOGLE_GENAI_USE_VERTEXAI', value: 'true' },
-        { name: 'GOOGLE_CLOUD_LOCATION', value: 'global' },
-        { name: 'GOOGLE_CLOUD_PROJECT', value: 'acme-tda-prod' },
-      ]),
-    );
-    // The LLM fields parse as the worker reads them (the whole worker schema: tools/deploy).
-    const plain = Object.fromEntries(
-      env.flatMap((e) => ('value' in e ? [[e.name, e.value] as const] : [])),
-    );
-    const llm = llmEnvSchema.parse(plain);
-    expect(llm).toMatchObject({ GOOGLE_GENAI_USE_VERTEXAI: true, GOOGLE_CLOUD_LOCATION: 'global' });
-    expect(llm.GEMINI_API_KEY).toBeUndefined();
-    // gemini-api (the default) still references the key and sets no Vertex env
-    const gemini = container(cloudRunManifest(serviceDeployment('worker-llm-report'), prod)).env;
-    expect(gemini).toContainEqual({
-      name: 'GEMINI_API_KEY',
-      valueFrom: { secretKeyRef: { name: SECRETS.geminiApiKey, key: 'latest' } },
-    });
-    expect(envNames(gemini)).not.toContain('GOOGLE_GENAI_USE_VERTEXAI');
+    const llmWorkers = llmWorkerDeployments();
+    for (const worker of llmWorkers) {
+      const env = container(cloudRunManifest(worker, vertex)).env;
+      expect(env.filter((e) => 'valueFrom' in e)).toEqual([]);
+      expect(envNames(env)).not.toContain('GEMINI_API_KEY');
+      expect(env).toEqual(
+        expect.arrayContaining([
+          { name: 'GOOGLE_GENAI_USE_VERTEXAI', value: 'true' },
+          { name: 'GOOGLE_CLOUD_LOCATION', value: 'global' },
+          { name: 'GOOGLE_CLOUD_PROJECT', value: 'acme-tda-prod' },
+        ]),
+      );
+      // The LLM fields parse as the worker reads them (the whole worker schema: tools/deploy).
+      const plain = Object.fromEntries(
+        env.flatMap((e) => ('value' in e ? [[e.name, e.value] as const] : [])),
+      );
+      const llm = llmEnvSchema.parse(plain);
+      expect(llm).toMatchObject({
+        GOOGLE_GENAI_USE_VERTEXAI: true,
+        GOOGLE_CLOUD_LOCATION: 'global',
+      });
+      expect(llm.GEMINI_API_KEY).toBeUndefined();
+      // gemini-api (the default) still references the key and sets no Vertex env
+      const gemini = container(cloudRunManifest(worker, prod)).env;
+      expect(gemini).toContainEqual({
+        name: 'GEMINI_API_KEY',
+        valueFrom: { secretKeyRef: { name: SECRETS.geminiApiKey, key: 'latest' } },
+      });
+      expect(envNames(gemini)).not.toContain('GOOGLE_GENAI_USE_VERTEXAI');
+    }
     // the other services render the same whichever provider
-    for (const s of SERVICE_DEPLOYMENTS.filter((d) => d.project !== 'worker-llm-report')) {
+    const others = SERVICE_DEPLOYMENTS.filter((d) => !llmWorkers.includes(d));
+    expect(others.length).toBeGreaterThan(0);
+    for (const s of others) {
       expect(cloudRunManifest(s, vertex)).toEqual(cloudRunManifest(s, prod));
     }
   });

@@ -1,7 +1,10 @@
-import { STEP_TYPES } from '@tda/contracts';
-import { stepEventsTopic, stepReadySubscription, stepReadyTopic } from '@tda/messaging';
+import { buildTopology } from '@tda/messaging';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { DeployEnvironment } from '../../deployment-model';
+import {
+  SERVICE_DEPLOYMENTS,
+  serviceAccountEmail,
+  type DeployEnvironment,
+} from '../../deployment-model';
 import type { InfraPlanItem } from '../../plan';
 import { FakeGcpApi } from '../../testing/fake-gcp-api';
 import {
@@ -15,8 +18,9 @@ import { applyImageRepository } from './image-repository';
 import { getProjectNumber, pubsubServiceAgentEmail } from './project-number';
 import { applySecretContainers } from './secret-containers';
 import { applyServiceAccounts } from './service-accounts';
+import { serviceAccountMember } from './iam-bindings';
 import { applyServiceIamBindings } from './service-iam-bindings';
-import { testEnvironment } from '../../testing';
+import { llmWorkerMembers, testEnvironment } from '../../testing';
 
 const env = testEnvironment('prod');
 const apply = { dryRun: false };
@@ -29,13 +33,20 @@ function writes(fake: FakeGcpApi, since: number): { method: string; url: string 
 
 /** The Pub/Sub resources the platform reconciler creates (outside this module). */
 function seedPubSub(fake: FakeGcpApi): void {
-  const topics = [
-    stepEventsTopic(env.pubsubPrefix),
-    ...STEP_TYPES.map((t) => stepReadyTopic(t, env.pubsubPrefix)),
-  ];
-  for (const t of topics) fake.resources.set(`projects/${env.project}/topics/${t}`, { name: t });
-  const sub = stepReadySubscription('LLM_REPORT', env.pubsubPrefix);
-  fake.resources.set(`projects/${env.project}/subscriptions/${sub}`, { name: sub });
+  const { topics, subscriptions } = buildTopology({ prefix: env.pubsubPrefix });
+  for (const { name } of topics) {
+    fake.resources.set(`projects/${env.project}/topics/${name}`, { name });
+  }
+  for (const { name } of subscriptions) {
+    fake.resources.set(`projects/${env.project}/subscriptions/${name}`, { name });
+  }
+}
+
+/** The IAM member of each service of the model whose roles include `role` on the project. */
+function projectRoleMembers(role: string): string[] {
+  return SERVICE_DEPLOYMENTS.filter((s) =>
+    s.roles(env).some((r) => r.resource.type === 'project' && r.role === role),
+  ).map((s) => serviceAccountMember(serviceAccountEmail(s.name, env.project)));
 }
 
 async function applyAll(fake: FakeGcpApi, options: { dryRun: boolean }): Promise<InfraPlanItem[]> {
@@ -61,11 +72,10 @@ describe('identity and storage reconcilers', () => {
   it('plans a create for every resource of an empty project', async () => {
     const plan = await applyIdentityResources(fake, env, dryRun);
     expect(plan.map((i) => `${i.action} ${i.kind} ${i.name}`)).toEqual([
-      'create service-account tda-orchestrator@acme-tda-prod.iam.gserviceaccount.com',
-      'create service-account tda-worker-ohlcv-export@acme-tda-prod.iam.gserviceaccount.com',
-      'create service-account tda-worker-chart-export@acme-tda-prod.iam.gserviceaccount.com',
-      'create service-account tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com',
-      'create service-account tda-worker-account-export@acme-tda-prod.iam.gserviceaccount.com',
+      // one account per deployment of the model, each once (however many step types)
+      ...SERVICE_DEPLOYMENTS.map(
+        (s) => `create service-account ${s.name}@acme-tda-prod.iam.gserviceaccount.com`,
+      ),
       'create service-account tda-pubsub-push@acme-tda-prod.iam.gserviceaccount.com',
       'create service-account tda-scheduler@acme-tda-prod.iam.gserviceaccount.com',
       'create bucket acme-tda-prod-tda-artifacts',
@@ -117,14 +127,13 @@ describe('identity and storage reconcilers', () => {
     ).toMatchObject({
       format: 'DOCKER',
     });
+    const datastoreUsers = projectRoleMembers('roles/datastore.user');
+    expect(datastoreUsers).toContain(
+      'serviceAccount:tda-orchestrator@acme-tda-prod.iam.gserviceaccount.com',
+    );
     expect(control.policy(`projects/${env.project}`)?.bindings).toContainEqual({
       role: 'roles/datastore.user',
-      members: [
-        'serviceAccount:tda-orchestrator@acme-tda-prod.iam.gserviceaccount.com',
-        'serviceAccount:tda-worker-ohlcv-export@acme-tda-prod.iam.gserviceaccount.com',
-        'serviceAccount:tda-worker-chart-export@acme-tda-prod.iam.gserviceaccount.com',
-        'serviceAccount:tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com',
-      ],
+      members: datastoreUsers,
     });
     // No secret value was written by the apply.
     const secret = fake.resources.get(`projects/${env.project}/secrets/tda-api-token`);
@@ -146,10 +155,10 @@ describe('identity and storage reconcilers', () => {
     ];
     expect(first.filter((i) => i.kind === 'secret').map((i) => i.name)).toEqual(['tda-api-token']);
     expect(fake.resources.has(`projects/${env.project}/secrets/tda-gemini-api-key`)).toBe(false);
-    const llmWorker = 'serviceAccount:tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com';
+    // one project binding listing every LLM worker, each once
     expect(control.policy(`projects/${env.project}`)?.bindings).toContainEqual({
       role: 'roles/aiplatform.user',
-      members: [llmWorker],
+      members: llmWorkerMembers(env.project),
     });
     const accessorGrants = first.filter(
       (i) => i.kind === 'iam-binding' && i.name.includes('roles/secretmanager.secretAccessor'),

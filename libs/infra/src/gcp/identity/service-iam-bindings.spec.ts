@@ -8,7 +8,7 @@ import {
 import type { IamBinding } from './iam-bindings';
 import { desiredServiceAccounts } from './service-accounts';
 import { desiredServiceIamBindings } from './service-iam-bindings';
-import { testEnvironment } from '../../testing';
+import { llmWorkerMembers, testEnvironment } from '../../testing';
 
 const env = testEnvironment('prod');
 
@@ -28,21 +28,22 @@ describe('desired identities', () => {
     ).toBe(true);
   });
 
-  it('grants the LLM worker roles/aiplatform.user instead of the Gemini key with llm=vertex-ai', () => {
-    const llmWorker = 'serviceAccount:tda-worker-llm-report@acme-tda-prod.iam.gserviceaccount.com';
+  it('grants each LLM worker roles/aiplatform.user instead of the Gemini key with llm=vertex-ai', () => {
+    const llmWorkers = llmWorkerMembers(env.project);
     const geminiAccessor = (b: IamBinding) =>
       b.resource.type === 'secret' &&
       b.resource.name === SECRETS.geminiApiKey &&
       b.role === 'roles/secretmanager.secretAccessor';
     const aiplatformUser = (b: IamBinding) =>
-      b.resource.type === 'project' && b.role === 'roles/aiplatform.user' && b.member === llmWorker;
+      b.resource.type === 'project' && b.role === 'roles/aiplatform.user';
 
+    // exactly one grant per LLM worker, and to no other account
     const vertex = desiredServiceIamBindings({ ...env, llm: 'vertex-ai' });
-    expect(vertex.filter(aiplatformUser)).toHaveLength(1);
+    expect(vertex.filter(aiplatformUser).map((b) => b.member)).toEqual(llmWorkers);
     expect(vertex.some(geminiAccessor)).toBe(false);
 
     const gemini = desiredServiceIamBindings(env);
-    expect(gemini.filter(geminiAccessor).map((b) => b.member)).toEqual([llmWorker]);
+    expect(gemini.filter(geminiAccessor).map((b) => b.member)).toEqual(llmWorkers);
     expect(gemini.some(aiplatformUser)).toBe(false);
   });
 
