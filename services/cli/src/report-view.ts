@@ -138,15 +138,22 @@ export async function fetchReports(
   return { reports, failures };
 }
 
-/** A header (step, timeframe, model, artifact) and the report's summary markdown. */
+/** An aggregated report (flow 3) has no timeframe: the reports it synthesised instead. */
+function aggregatedOf(report: LlmReportFile): string {
+  const refs = report.metadata.inputs.reportRefs ?? [];
+  return `aggregated over ${refs.map((r) => `${r.reportId}${r.timeframe === undefined ? '' : ` (${r.timeframe})`}`).join(', ')}`;
+}
+
+/** A header (step, timeframe, model, artifact, asOf) and the report's summary markdown. */
 export function renderReport({ stepId, uri, report, reusedFrom }: FetchedReport): string[] {
   const { metadata } = report;
   return [
     `━━ ${stepId}`,
-    `timeframe  ${metadata.timeframe}`,
+    `timeframe  ${metadata.timeframe ?? aggregatedOf(report)}`,
     `model      ${metadata.provider}/${metadata.modelName}`,
     `prompt     ${metadata.promptId}`,
     `artifact   ${uri}`,
+    ...(metadata.asOf === undefined ? [] : [`as of      ${metadata.asOf}`]),
     ...(reusedFrom === undefined ? [] : [`reused     from run ${reusedFrom}`]),
     '',
     report.output.summary.markdown.trimEnd(),

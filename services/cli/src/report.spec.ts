@@ -3,7 +3,7 @@ import { loadExample } from '@tda/contracts/testing';
 import { buildRerun, flowCatalogue } from '@tda/flow-engine';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from './cli';
-import { selectReportSteps } from './report-view';
+import { renderReport, selectReportSteps } from './report-view';
 import {
   startFakeApiServer,
   type FakeApiAnswer,
@@ -302,5 +302,21 @@ describe('selectReportSteps', () => {
       `step ${W1}: RUNNING: its report exists once the step SUCCEEDED`,
     );
     expect(selectReportSteps(run)).toEqual({ stepIds: [M1], skipped: [`${W1}: RUNNING`] });
+  });
+});
+
+describe('renderReport of an aggregated report (flow 3)', () => {
+  it('names the reports it synthesised instead of a timeframe, and the asOf', () => {
+    const aggregate = loadExample('llm_report_file.aggregate.example.json') as LlmReportFile;
+    const lines = renderReport({
+      stepId: 'llm_report:aggregate:p:m',
+      uri: 'gs://b/x.json',
+      report: aggregate,
+    });
+    const refs = aggregate.metadata.inputs.reportRefs ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    expect(lines[1]).toMatch(/^timeframe {2}aggregated over rpt_[a-z0-9]{24}/);
+    for (const ref of refs) expect(lines[1]).toContain(ref.reportId);
+    expect(lines).toContain(`as of      ${String(aggregate.metadata.asOf)}`);
   });
 });
