@@ -28,7 +28,8 @@ function refOf(entry: ReportIndexEntry): ReportRef {
     runId: entry.runId,
     stepId: entry.stepId,
     ...(entry.timeframe === undefined ? {} : { timeframe: entry.timeframe }),
-    asOf: entry.asOf,
+    // The run's spelling of a moment (the index keeps Date#toISOString for its text order).
+    asOf: formatAsOf(Date.parse(entry.asOf)),
   };
 }
 
