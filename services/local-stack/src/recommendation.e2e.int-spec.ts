@@ -4,6 +4,7 @@ import {
   FakeGeminiServer,
   fakeReply,
   textResponseBody,
+  validAggregateOutput,
   validRecommendationOutput,
   validReportOutput,
 } from '@tda/llm/testing';
@@ -134,6 +135,7 @@ describe('flows 4 and 3 end to end (emulators)', () => {
     const apiKey = 'fake-gemini-key-for-flow4-e2e';
     let fake: FakeGeminiServer;
     let h: E2eStack;
+    let flow4: FlowRun | undefined;
     beforeAll(async () => {
       fake = await FakeGeminiServer.start({ apiKey });
       h = await startE2eStack({
@@ -216,6 +218,37 @@ describe('flows 4 and 3 end to end (emulators)', () => {
       expect(fake.callCount).toBe(4);
       expect(claimsOf(h.logs, run.runId)).toEqual(claims);
       expect(await indexOf(h, run)).toEqual(index);
+      flow4 = run;
     }, 150_000);
+
+    it('flow 3 over the flow 4 reports: one model call citing them, a Gemini report indexed', async () => {
+      if (flow4 === undefined) throw new Error('flow 4 did not run');
+      const reportIds = REPORTS.map((s) => reportIdFor(flow4?.runId ?? '', s));
+      fake.enqueue(fakeReply.ok(textResponseBody(JSON.stringify(validAggregateOutput(reportIds)))));
+      const { run: created } = await h.api.trigger({
+        flowKey: 'aggregated_report_v1',
+        scope: { symbol: SYMBOL, reportIds },
+      });
+      const run = await waitForRunStatus(h.api, created.runId, 'SUCCEEDED', 60_000);
+      expect(fake.callCount).toBe(5);
+      await expectValidArtifacts(h.stack, run);
+      const [stepId = ''] = Object.keys(run.steps);
+      const file = validate.llmReportFile(
+        JSON.parse(
+          (
+            await h.stack.backends.artifacts.read(run.steps[stepId]?.outputs.gcs_uri ?? '')
+          ).toString('utf8'),
+        ),
+      );
+      if (!file.ok) throw new Error('invalid aggregated report');
+      expect(file.value.metadata).toMatchObject({ provider: 'gemini', asOf: AS_OF });
+      expect(file.value.metadata.inputs.reportRefs?.map((r) => r.reportId)).toEqual(reportIds);
+      await expectEventually(async () => {
+        const entry = await h.stack.backends.reportIndex.getReport(
+          run.steps[stepId]?.outputs.reportId ?? '',
+        );
+        expect(entry).toMatchObject({ runId: run.runId, provider: 'gemini' });
+      });
+    }, 90_000);
   });
 });
