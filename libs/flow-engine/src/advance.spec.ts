@@ -40,6 +40,7 @@ describe('advance', () => {
         failed: 0,
         skipped: 0,
         cancelled: 0,
+        currentStepId: 'ohlcv_export:1M',
       },
     });
     expect(result.patch).not.toHaveProperty('updatedAt');
@@ -77,6 +78,7 @@ describe('advance', () => {
         failed: 0,
         skipped: 0,
         cancelled: 0,
+        currentStepId: 'a',
       },
     });
   });
@@ -232,6 +234,7 @@ describe('advance', () => {
           failed: 0,
           skipped: 0,
           cancelled: 1,
+          currentStepId: 'b',
         },
       },
     );

@@ -1,4 +1,5 @@
-import type { ErrorInfo, FlowRun, RunStatus, StepStatus } from '@tda/contracts';
+import type { ErrorInfo, FlowRun, RunProgress, RunStatus, StepStatus } from '@tda/contracts';
+import { currentStepOf } from './current-step';
 import { describeGraphIssue, findGraphIssues, topologicalOrder, type GraphIssue } from './dag';
 import { isStorageSafeStepId } from './ids';
 import { applyPatch, mergePatches, sortedSteps, stepPath, type RunPatch } from './patch';
@@ -32,7 +33,7 @@ export interface AdvanceResult {
   /** PENDING/READY -> CANCELLED because the run ended. */
   newlyCancelled: string[];
   /** Counters after the patch. */
-  progress: ProgressCounters;
+  progress: RunProgress;
   /** Set when the run became terminal in this advance. */
   termination?: RunTermination;
   /** The run-level error written by this advance, if any. */
@@ -58,7 +59,8 @@ export interface AdvanceResult {
  * - otherwise PENDING -> READY (readyAt = now) for steps whose dependencies all SUCCEEDED, and
  *   the run goes PENDING -> RUNNING (startedAt = now) once anything has started.
  *
- * `progress` is written only when a counter changed; `updatedAt` is the store's business.
+ * `progress` (counters and seed 004's currentStepId) is written only when it changed; `updatedAt`
+ * is the store's business.
  * Applying the patch and advancing again yields an empty patch (idempotent).
  */
 export function advance(run: FlowRun, now: Date): AdvanceResult {
@@ -73,7 +75,7 @@ export function advance(run: FlowRun, now: Date): AdvanceResult {
     newlyCancelled: [],
   };
   const finish = (): AdvanceResult => {
-    const progress = progressOfStatuses(statuses.values());
+    const progress = withCurrentStep(progressOfStatuses(statuses.values()), run, statuses);
     if (!sameProgress(run.progress, progress)) patch['progress'] = progress;
     return { ...result, patch, progress };
   };
@@ -231,4 +233,14 @@ export function withAdvance(
 ): { patch: RunPatch; advance: AdvanceResult } {
   const next = advance(applyPatch(run, patch), now);
   return { patch: mergePatches(patch, next.patch), advance: next };
+}
+
+/** The counters with seed 004's current step (absent while no step has started or is ready). */
+function withCurrentStep(
+  counters: ProgressCounters,
+  run: FlowRun,
+  statuses: ReadonlyMap<string, StepStatus>,
+): RunProgress {
+  const currentStepId = currentStepOf(run, statuses);
+  return currentStepId === undefined ? counters : { ...counters, currentStepId };
 }

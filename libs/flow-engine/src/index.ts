@@ -22,3 +22,4 @@ export * from './retry-step';
 export * from './rerun';
 export * from './replay-preview';
 export * from './index-ids';
+export * from './current-step';

@@ -115,6 +115,7 @@ describe('previewStepEventReplay', () => {
           failed: 0,
           skipped: 0,
           cancelled: 0,
+          currentStepId: 'b',
         },
       },
     );

@@ -30,12 +30,15 @@ describe('computeProgress', () => {
       failed: 1,
       skipped: 1,
       cancelled: 1,
+      currentStepId: 'b',
     });
   });
 
-  it('compares only the counters', () => {
+  it('compares the counters and the current step', () => {
     const progress = computeProgress(makeRun({ a: {} }));
-    expect(sameProgress({ ...progress, currentStepId: 'a' }, progress)).toBe(true);
+    expect(progress.currentStepId).toBeUndefined();
+    expect(sameProgress({ ...progress }, progress)).toBe(true);
+    expect(sameProgress({ ...progress, currentStepId: 'a' }, progress)).toBe(false);
     expect(sameProgress({ ...progress, pending: 0 }, progress)).toBe(false);
     expect(sameProgress(undefined, progress)).toBe(false);
   });

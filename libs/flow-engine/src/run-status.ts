@@ -1,4 +1,5 @@
 import type { FlowRun, RunProgress, RunStatus, StepStatus } from '@tda/contracts';
+import { currentStepOf } from './current-step';
 import { isAtOrBefore } from './time';
 
 export const TERMINAL_STEP_STATUSES: readonly StepStatus[] = [
@@ -35,9 +36,12 @@ const COUNTER_BY_STATUS: Readonly<Record<StepStatus, keyof ProgressCounters>> = 
   CANCELLED: 'cancelled',
 };
 
-/** Step counters by status for the run's current steps. */
-export function computeProgress(run: Pick<FlowRun, 'steps'>): ProgressCounters {
-  return progressOfStatuses(Object.values(run.steps).map((s) => s.status));
+/** Step counters by status for the run's current steps, and its current step (seed 004). */
+export function computeProgress(run: Pick<FlowRun, 'steps'>): RunProgress {
+  const statuses = new Map(Object.entries(run.steps).map(([id, s]) => [id, s.status]));
+  const counters = progressOfStatuses(statuses.values());
+  const currentStepId = currentStepOf(run, statuses);
+  return currentStepId === undefined ? counters : { ...counters, currentStepId };
 }
 
 export function progressOfStatuses(statuses: Iterable<StepStatus>): ProgressCounters {
@@ -58,10 +62,14 @@ export function progressOfStatuses(statuses: Iterable<StepStatus>): ProgressCoun
   return progress;
 }
 
-/** Compares the eight counters only (an extra currentStepId does not make progress stale). */
-export function sameProgress(a: Partial<RunProgress> | undefined, b: ProgressCounters): boolean {
-  if (a === undefined) return false;
-  return (Object.keys(b) as (keyof ProgressCounters)[]).every((key) => a[key] === b[key]);
+/** The eight counters and the current step (seed 004) are the same. */
+export function sameProgress(a: Partial<RunProgress> | undefined, b: RunProgress): boolean {
+  if (a === undefined || a.currentStepId !== b.currentStepId) return false;
+  return (
+    (Object.values(COUNTER_BY_STATUS) as (keyof ProgressCounters)[]).every(
+      (key) => a[key] === b[key],
+    ) && a.total === b.total
+  );
 }
 
 /** Why a run reached (or would reach) a terminal status. */
