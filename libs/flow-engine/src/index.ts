@@ -23,3 +23,4 @@ export * from './rerun';
 export * from './replay-preview';
 export * from './index-ids';
 export * from './current-step';
+export * from './status-summary';

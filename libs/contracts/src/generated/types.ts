@@ -1151,6 +1151,37 @@ export interface ReportIndexEntry {
   [k: string]: unknown;
 }
 /**
+ * GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.
+ */
+export interface RunStatusSummary {
+  run_id: RunId;
+  flow_key: FlowKey;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  run_status: RunStatus;
+  /**
+   * How the run was started (run.trigger.type, lower case as in the seed).
+   */
+  trigger: 'scheduler' | 'user' | 'system' | 'debug_http';
+  /**
+   * When the run left the queue (run.startedAt); null while queued.
+   */
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  /**
+   * progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.
+   */
+  current_step: StepId | null;
+  steps_total: number;
+  /**
+   * Steps that finished successfully: SUCCEEDED or SKIPPED.
+   */
+  steps_completed: number;
+  /**
+   * The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.
+   */
+  error: string | null;
+}
+/**
  * Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.
  */
 export interface StepEventMessage {

@@ -22,6 +22,7 @@ import type {
   OhlcvExportInputs,
   RecommendationIndexEntry,
   ReportIndexEntry,
+  RunStatusSummary,
   StepEventMessage,
   StepReadyMessage,
   TriggerRequest,
@@ -74,6 +75,8 @@ export const validate = {
     runValidator(compiled.validateRecommendationIndex as CompiledValidator, data),
   reportIndex: (data: unknown): ValidationResult<ReportIndexEntry> =>
     runValidator(compiled.validateReportIndex as CompiledValidator, data),
+  runStatusSummary: (data: unknown): ValidationResult<RunStatusSummary> =>
+    runValidator(compiled.validateRunStatusSummary as CompiledValidator, data),
   stepEvent: (data: unknown): ValidationResult<StepEventMessage> =>
     runValidator(compiled.validateStepEvent as CompiledValidator, data),
   stepReady: (data: unknown): ValidationResult<StepReadyMessage> =>

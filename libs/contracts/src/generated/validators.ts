@@ -15673,14 +15673,622 @@ return errors === 0;
 }
 validate100.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepEvent = validate101;
-const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateRunStatusSummary = validate101;
+const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
+/*# sourceURL="https://schemas.tda.dev/run_status_summary.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate101.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.run_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "run_id"},message:"must have required property '"+"run_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.flow_key === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flow_key"},message:"must have required property '"+"flow_key"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.status === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.run_status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "run_status"},message:"must have required property '"+"run_status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.trigger === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "trigger"},message:"must have required property '"+"trigger"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.started_at === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "started_at"},message:"must have required property '"+"started_at"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.finished_at === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "finished_at"},message:"must have required property '"+"finished_at"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.current_step === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "current_step"},message:"must have required property '"+"current_step"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.steps_total === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps_total"},message:"must have required property '"+"steps_total"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.steps_completed === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps_completed"},message:"must have required property '"+"steps_completed"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.error === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"},message:"must have required property '"+"error"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema242.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.run_id !== undefined){
+let data0 = data.run_id;
+if(typeof data0 === "string"){
+if(data0.length > 120){
+const err12 = {instancePath:instancePath+"/run_id",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!pattern9.test(data0)){
+const err13 = {instancePath:instancePath+"/run_id",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/run_id",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.flow_key !== undefined){
+let data1 = data.flow_key;
+if(typeof data1 === "string"){
+if(data1.length > 100){
+const err15 = {instancePath:instancePath+"/flow_key",schemaPath:"common.schema.json#/$defs/FlowKey/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(!pattern29.test(data1)){
+const err16 = {instancePath:instancePath+"/flow_key",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/flow_key",schemaPath:"common.schema.json#/$defs/FlowKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data2 = data.status;
+if(typeof data2 !== "string"){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "completed")) || (data2 === "failed")) || (data2 === "cancelled"))){
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema242.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.run_status !== undefined){
+let data3 = data.run_status;
+if(typeof data3 !== "string"){
+const err20 = {instancePath:instancePath+"/run_status",schemaPath:"common.schema.json#/$defs/RunStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
+const err21 = {instancePath:instancePath+"/run_status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.trigger !== undefined){
+let data4 = data.trigger;
+if(typeof data4 !== "string"){
+const err22 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!((((data4 === "scheduler") || (data4 === "user")) || (data4 === "system")) || (data4 === "debug_http"))){
+const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema242.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.started_at !== undefined){
+let data5 = data.started_at;
+const _errs16 = errors;
+let valid4 = false;
+const _errs17 = errors;
+if(typeof data5 === "string"){
+if(!pattern8.test(data5)){
+const err24 = {instancePath:instancePath+"/started_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/started_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid0 = _errs17 === errors;
+valid4 = valid4 || _valid0;
+const _errs20 = errors;
+if(data5 !== null){
+const err26 = {instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid0 = _errs20 === errors;
+valid4 = valid4 || _valid0;
+if(!valid4){
+const err27 = {instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.finished_at !== undefined){
+let data6 = data.finished_at;
+const _errs23 = errors;
+let valid6 = false;
+const _errs24 = errors;
+if(typeof data6 === "string"){
+if(!pattern8.test(data6)){
+const err28 = {instancePath:instancePath+"/finished_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/finished_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid1 = _errs24 === errors;
+valid6 = valid6 || _valid1;
+const _errs27 = errors;
+if(data6 !== null){
+const err30 = {instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid1 = _errs27 === errors;
+valid6 = valid6 || _valid1;
+if(!valid6){
+const err31 = {instancePath:instancePath+"/finished_at",schemaPath:"#/properties/finished_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+else {
+errors = _errs23;
+if(vErrors !== null){
+if(_errs23){
+vErrors.length = _errs23;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.current_step !== undefined){
+let data7 = data.current_step;
+const _errs30 = errors;
+let valid8 = false;
+const _errs31 = errors;
+if(typeof data7 === "string"){
+if(data7.length > 200){
+const err32 = {instancePath:instancePath+"/current_step",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(!pattern10.test(data7)){
+const err33 = {instancePath:instancePath+"/current_step",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/current_step",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid2 = _errs31 === errors;
+valid8 = valid8 || _valid2;
+const _errs34 = errors;
+if(data7 !== null){
+const err35 = {instancePath:instancePath+"/current_step",schemaPath:"#/properties/current_step/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid2 = _errs34 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err36 = {instancePath:instancePath+"/current_step",schemaPath:"#/properties/current_step/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+else {
+errors = _errs30;
+if(vErrors !== null){
+if(_errs30){
+vErrors.length = _errs30;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.steps_total !== undefined){
+let data8 = data.steps_total;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err37 = {instancePath:instancePath+"/steps_total",schemaPath:"#/properties/steps_total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err38 = {instancePath:instancePath+"/steps_total",schemaPath:"#/properties/steps_total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+if(data.steps_completed !== undefined){
+let data9 = data.steps_completed;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err39 = {instancePath:instancePath+"/steps_completed",schemaPath:"#/properties/steps_completed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+const err40 = {instancePath:instancePath+"/steps_completed",schemaPath:"#/properties/steps_completed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.error !== undefined){
+let data10 = data.error;
+const _errs41 = errors;
+let valid10 = false;
+const _errs42 = errors;
+if(typeof data10 === "string"){
+if(data10.length > 2100){
+const err41 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 2100},message:"must NOT have more than 2100 characters"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid3 = _errs42 === errors;
+valid10 = valid10 || _valid3;
+const _errs44 = errors;
+if(data10 !== null){
+const err43 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid3 = _errs44 === errors;
+valid10 = valid10 || _valid3;
+if(!valid10){
+const err44 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+else {
+errors = _errs41;
+if(vErrors !== null){
+if(_errs41){
+vErrors.length = _errs41;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateStepEvent = validate102;
+const schema249 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15960,19 +16568,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate102;
-const schema249 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate103;
+const schema256 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16198,7 +16806,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema249.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema256.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -16219,19 +16827,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate103;
-const schema254 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern164 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate104;
+const schema261 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern169 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16404,17 +17012,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16490,15 +17098,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate104(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate105(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern164.test(data2)){
+if(!pattern169.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -16659,8 +17267,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -36,6 +36,7 @@ describe('OpenAPI document', () => {
   it.each([
     ['ReportIndexEntry', 'report_index'],
     ['RecommendationIndexEntry', 'recommendation_index'],
+    ['RunStatusSummary', 'run_status_summary'],
   ])('%s names the contract required fields and exactly its properties', (component, contract) => {
     const schema = readSchema(contract) as { required: string[]; properties: object };
     const abridged = OPENAPI_SCHEMAS[component] as { required: string[]; properties: object };
@@ -74,6 +75,7 @@ describe('OpenAPI document', () => {
       '/runs/{runId}/cancel',
       '/runs/{runId}/rerun',
       '/runs/{runId}/retry',
+      '/runs/{runId}/status',
       '/runs/{runId}/steps/{stepId}/artifact',
       '/runs/{runId}/steps/{stepId}/blocked-on',
       '/runs/{runId}/steps/{stepId}/retry',

@@ -172,6 +172,38 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...RECOVERY_OPENAPI_SCHEMAS,
   ...ACCOUNTS_OPENAPI_SCHEMAS,
   ...INDEX_OPENAPI_SCHEMAS,
+  RunStatusSummary: {
+    type: 'object',
+    description:
+      'seed 004 status.json (contracts/run_status_summary.schema.json): status is the lifecycle word of run_status (PENDING queued, RUNNING running, SUCCEEDED completed, FAILED failed, CANCELLED cancelled)',
+    required: [
+      'run_id',
+      'flow_key',
+      'status',
+      'run_status',
+      'trigger',
+      'started_at',
+      'finished_at',
+      'current_step',
+      'steps_total',
+      'steps_completed',
+      'error',
+    ],
+    properties: {
+      run_id: { type: 'string' },
+      flow_key: { type: 'string' },
+      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed', 'cancelled'] },
+      run_status: { type: 'string', enum: [...RUN_STATUSES] },
+      trigger: { type: 'string', enum: ['scheduler', 'user', 'system', 'debug_http'] },
+      started_at: { type: ['string', 'null'] },
+      finished_at: { type: ['string', 'null'] },
+      current_step: { type: ['string', 'null'] },
+      steps_total: { type: 'integer', minimum: 0 },
+      steps_completed: { type: 'integer', minimum: 0 },
+      error: { type: ['string', 'null'], description: 'CODE: message' },
+    },
+    additionalProperties: false,
+  },
 };
 
 /** Triggering, listing, reading and cancelling runs. */
@@ -246,6 +278,28 @@ const RUN_PATHS: Readonly<Record<string, Json>> = {
       parameters: [RUN_ID_PARAM],
       responses: {
         '200': json(ref('FlowRun'), 'The run'),
+        '400': error('INVALID_REQUEST: malformed runId'),
+        '404': error('NOT_FOUND'),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  '/runs/{runId}/status': {
+    get: {
+      operationId: 'getRunStatus',
+      summary: 'seed 004 status for pollers; ETag, If-None-Match -> 304',
+      parameters: [
+        RUN_ID_PARAM,
+        {
+          name: 'If-None-Match',
+          in: 'header',
+          description: 'the ETag of an earlier answer: 304 without a body while it still holds',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': json(ref('RunStatusSummary'), 'The status (ETag header; Cache-Control: no-cache)'),
+        '304': { description: 'Unchanged since the ETag in If-None-Match' },
         '400': error('INVALID_REQUEST: malformed runId'),
         '404': error('NOT_FOUND'),
         ...COMMON_ERRORS,

@@ -11,15 +11,16 @@ import {
   Res,
   StreamableFile,
 } from '@nestjs/common';
-import type { FlowRun } from '@tda/contracts';
-import type { BlockedOnExplanation } from '@tda/flow-engine';
+import type { FlowRun, RunStatusSummary } from '@tda/contracts';
+import { runStatusSummary, type BlockedOnExplanation } from '@tda/flow-engine';
 import type { RunListPage } from '@tda/flow-store';
 import type { OrchestratorConfig } from '../config';
 import { ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
 import { RunTrigger } from '../runs/run-trigger.service';
 import { RunsService } from '../runs/runs.service';
 import { StepArtifactService } from '../runs/step-artifact.service';
-import type { HttpRequest, HttpResponse } from './http-types';
+import { ifNoneMatchHits, jsonEtag } from './etag';
+import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
 import { requestOwner } from './request-owner';
 
 export { OWNER_HEADER } from './request-owner';
@@ -59,6 +60,25 @@ export class RunsController {
   @Get(':runId')
   get(@Param('runId') runId: string): Promise<FlowRun> {
     return this.runs.get(runId);
+  }
+
+  /**
+   * seed 004 status of a run, for pollers: an ETag of the body, and `If-None-Match` with it
+   * answers 304 without a body (a 5-second poller of an unchanged run costs no transfer).
+   */
+  @Get(':runId/status')
+  async status(
+    @Param('runId') runId: string,
+    @Req() request: HttpRequest,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ): Promise<RunStatusSummary | undefined> {
+    const summary = runStatusSummary(await this.runs.get(runId));
+    const etag = jsonEtag(summary);
+    response.setHeader('ETag', etag);
+    response.setHeader('Cache-Control', 'no-cache');
+    if (!ifNoneMatchHits(headerValue(request, 'If-None-Match'), etag)) return summary;
+    response.status(304);
+    return undefined;
   }
 
   /** 200 with the run (CANCELLED, or already CANCELLED); 409 if it already SUCCEEDED/FAILED. */
