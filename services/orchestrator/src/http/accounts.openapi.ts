@@ -155,6 +155,7 @@ export const ACCOUNTS_OPENAPI_PATHS: Readonly<Record<string, Json>> = {
   '/accounts/{accountId}': {
     get: {
       operationId: 'getAccount',
+      summary: 'One of your accounts (ETag: its version)',
       parameters: [ACCOUNT_ID_PARAM, OWNER_PARAM],
       responses: {
         '200': { ...json(ref('Account'), 'The account (ETag: its version)'), headers: ETAG },
@@ -181,6 +182,7 @@ export const ACCOUNTS_OPENAPI_PATHS: Readonly<Record<string, Json>> = {
     },
     delete: {
       operationId: 'deleteAccount',
+      summary: 'Delete one of your accounts',
       parameters: [ACCOUNT_ID_PARAM, OWNER_PARAM, IF_MATCH_PARAM],
       responses: {
         '204': { description: 'Deleted' },

@@ -125,6 +125,10 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
             dependsOn: { type: 'array', items: { type: 'string' } },
             attempt: { type: 'integer' },
             inputs: ref('StepInputs'),
+            outputs: {
+              type: 'object',
+              description: 'gcs_uri, execution, reportId/recommendationId (contracts/flow_run)',
+            },
           },
         },
       },
@@ -275,6 +279,7 @@ const RUN_PATHS: Readonly<Record<string, Json>> = {
   '/runs/{runId}': {
     get: {
       operationId: 'getRun',
+      summary: 'The run document: steps, statuses, inputs, outputs, errors',
       parameters: [RUN_ID_PARAM],
       responses: {
         '200': json(ref('FlowRun'), 'The run'),
@@ -363,43 +368,52 @@ const STEP_PATHS: Readonly<Record<string, Json>> = {
   },
 };
 
+/** The only client error of the service routes: another method on their path (404 NOT_FOUND). */
+const OTHER_METHOD = error('NOT_FOUND: another method on this path');
+
 /** The flow catalogue and the unauthenticated service routes. */
 const SERVICE_PATHS: Readonly<Record<string, Json>> = {
   '/flows': {
     get: {
       operationId: 'listFlows',
+      summary: 'The flow catalogue: flowKey and description of every flow that can be triggered',
       responses: { '200': json(ref('FlowList'), 'The flow catalogue'), ...COMMON_ERRORS },
     },
   },
   '/healthz': {
     get: {
       operationId: 'health',
+      summary: 'Liveness (no auth)',
       security: [],
       responses: {
         '200': json(
           { type: 'object', properties: { status: { const: 'ok' } } },
           'The process is up',
         ),
+        '4XX': OTHER_METHOD,
       },
     },
   },
   '/metrics': {
     get: {
       operationId: 'metrics',
+      summary: 'Prometheus metrics (no auth)',
       security: [],
       responses: {
         '200': {
           description: 'Prometheus text exposition (tda_* counters)',
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
+        '4XX': OTHER_METHOD,
       },
     },
   },
   '/openapi.json': {
     get: {
       operationId: 'openApi',
+      summary: 'This API description (OpenAPI 3.1, no auth)',
       security: [],
-      responses: { '200': { description: 'This document' } },
+      responses: { '200': { description: 'This document' }, '4XX': OTHER_METHOD },
     },
   },
 };
@@ -408,9 +422,14 @@ const SERVICE_PATHS: Readonly<Record<string, Json>> = {
 export function buildOpenApiDocument(): Json {
   return {
     openapi: '3.1.0',
+    servers: [{ url: '/', description: 'this orchestrator (the API is served at its root)' }],
     info: {
       title: 'TDA orchestrator API',
       version: '1',
+      license: {
+        name: 'UNLICENSED (proprietary; package.json license)',
+        identifier: 'LicenseRef-UNLICENSED',
+      },
       description:
         'Trigger, inspect and cancel flow runs. Errors: ApiError with the HTTP status of ERROR_CODE_INFO[code]. Auth: Authorization: Bearer <TDA_API_TOKEN>.',
     },
