@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LlmReportInputs, ReportIndexEntry, RunScope } from '@tda/contracts';
 import { InvalidRequestError, type FlowPlan, type ReportRefsNeed } from '@tda/flow-engine';
-import { formatAsOf, parseAsOf, resolveAsOf, type CandleSource } from '@tda/market-data';
+import {
+  formatAsOf,
+  parseAsOf,
+  resolveAsOf,
+  UnknownSymbolError,
+  UnsupportedTimeframeError,
+  type CandleSource,
+} from '@tda/market-data';
 import { latestReportsByTimeframe, symbolKeyOf, type ReportIndexStore } from '@tda/report-index';
 import { AccountsService, type AccountLookup } from '../accounts/accounts.service';
 import { MARKET_COVERAGE, REPORT_INDEX } from '../orchestrator.tokens';
@@ -19,6 +26,17 @@ type ReportRef = NonNullable<LlmReportInputs['reportRefs']>[number];
 export interface ResolvedScope {
   asOf: string;
   reportRefs?: ReportRef[];
+}
+
+/**
+ * An unknown symbol or timeframe is the request's fault at trigger (400 INVALID_REQUEST naming
+ * what is available), not a step's (the source's INVALID_STEP_INPUTS); outages pass through.
+ */
+function asRequestError(error: unknown): never {
+  if (error instanceof UnknownSymbolError || error instanceof UnsupportedTimeframeError) {
+    throw new InvalidRequestError(error.message, { field: 'scope.symbol', ...error.details });
+  }
+  throw error;
 }
 
 function refOf(entry: ReportIndexEntry): ReportRef {
@@ -71,7 +89,9 @@ export class RunPreflight {
 
   private async asOf(plan: FlowPlan): Promise<string> {
     const coverages = await Promise.all(
-      plan.needs.marketData.map(({ symbol, timeframe }) => this.market.coverage(symbol, timeframe)),
+      plan.needs.marketData.map(({ symbol, timeframe }) =>
+        this.market.coverage(symbol, timeframe).catch(asRequestError),
+      ),
     );
     const requested = plan.scope.asOf === undefined ? undefined : parseAsOf(plan.scope.asOf);
     return formatAsOf(resolveAsOf(coverages, requested));

@@ -73,9 +73,12 @@ describe('trigger preflight: one asOf per run', () => {
     expect(ok.status).toBe(201);
     expect((ok.body as FlowRun).scope.asOf).toBe('2026-06-15T13:00:00Z');
     const unknown = await trigger({ ...FLOW, scope: { symbol: 'DOGE-USDT' } });
-    expect(unknown.status).toBeGreaterThanOrEqual(400);
-    expect(unknown.status).toBeLessThan(500);
-    expect((unknown.body as ApiError).message).toMatch(/DOGE-USDT/);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringMatching(/DOGE-USDT/),
+      details: { field: 'scope.symbol' },
+    });
   });
 
   it('answers a retried trigger with the first run although the default asOf moved on', async () => {
