@@ -1,9 +1,16 @@
-import { type LlmProfile, type LlmSchema, type LlmSchemaKind, validate } from '@tda/contracts';
+import {
+  type LlmProfile,
+  type LlmSchema,
+  type LlmSchemaKind,
+  type ValidationIssue,
+  validate,
+} from '@tda/contracts';
 import type { LlmGenerationConfig, LlmProvider } from './llm-client.port';
 import { LlmProfileError, RegistryDocumentInvalidError } from './llm.errors';
 import {
   computeSchemaSha256,
   OUTPUT_KIND_RULES,
+  type OutputKindRules,
   type OutputSchemaValidator,
   OutputSchemaCompileError,
   OutputSchemaValidatorCache,
@@ -58,11 +65,14 @@ export interface ValidateLlmProfileOptions {
   kind?: LlmSchemaKind;
 }
 
+/** A failed pre-flight check: always LLM_PROFILE_INVALID naming the field. */
+type LlmProfileFailure = Extract<LlmProfileValidation, { ok: false }>;
+
 function fail(
   field: string,
   message: string,
   details: Record<string, unknown> = {},
-): LlmProfileValidation {
+): LlmProfileFailure {
   return {
     ok: false,
     error: new LlmProfileError(field, `llmProfile.${field}: ${message}`, { field, ...details }),
@@ -97,32 +107,61 @@ export function validateLlmProfile(
   options: ValidateLlmProfileOptions,
 ): LlmProfileValidation {
   const contract = validate.llmProfile(profile);
-  if (!contract.ok) {
-    const first = contract.issues[0];
-    let field = first === undefined ? '(root)' : fieldOf(first.path);
-    // an unknown parameter: name the parameter itself rather than its parent object
-    const unknown =
-      first?.keyword === 'additionalProperties'
-        ? /unknown field '([^']+)'/.exec(first.message)
-        : null;
-    if (unknown?.[1] !== undefined)
-      field = field === '(root)' ? unknown[1] : `${field}.${unknown[1]}`;
-    return fail(field, first?.message ?? 'does not match the llm_profile contract', {
-      issues: contract.issues.slice(0, 10).map((i) => ({ path: i.path, keyword: i.keyword })),
-    });
-  }
+  if (!contract.ok) return contractFailure(contract.issues);
   const p: LlmProfile = contract.value;
   const rules = OUTPUT_KIND_RULES[options.kind ?? 'LLM_REPORT_OUTPUT'];
-  const step = rules.stepType;
+  // The checks run in a fixed order: the first broken rule is the one reported.
+  const requestProblem = checkRequestFields(p, options.provider, rules.stepType);
+  if (requestProblem !== undefined) return requestProblem;
+  const reference = schemaReferenceOf(p, rules);
+  if (!reference.ok) return reference;
+  const { schemaId, schemaVersion, declaredSha256 } = reference;
+  const registry = registrySchemaOf(options.schema, schemaId, rules);
+  if (!registry.ok) return registry;
+  const compiled = compileValidator(registry.schema, schemaId, options.validators);
+  if (!compiled.ok) return compiled;
+  const schemaSha256 = computeSchemaSha256(registry.schema.jsonSchema);
+  const config: EffectiveLlmConfig = {
+    provider: options.provider,
+    model: p.modelName,
+    generationConfig: generationConfigOf(p, registry.schema),
+    schemaId,
+    schemaVersion,
+    schemaSha256,
+    validator: compiled.validator,
+  };
+  if (declaredSha256 !== undefined && declaredSha256 !== schemaSha256) {
+    config.schemaSha256Mismatch = { profile: declaredSha256, registry: schemaSha256 };
+  }
+  return { ok: true, config };
+}
 
-  if (options.provider !== 'offline' && !p.modelName.startsWith(GEMINI_MODEL_PREFIX)) {
-    return fail(
-      'modelName',
-      `provider '${options.provider}' accepts only ${GEMINI_MODEL_PREFIX}* models`,
-      {
-        provider: options.provider,
-      },
-    );
+/** The profile breaks its contract: report the first issue, by the field a user would edit. */
+function contractFailure(issues: readonly ValidationIssue[]): LlmProfileFailure {
+  const first = issues[0];
+  let field = first === undefined ? '(root)' : fieldOf(first.path);
+  // an unknown parameter: name the parameter itself rather than its parent object
+  const unknown =
+    first?.keyword === 'additionalProperties'
+      ? /unknown field '([^']+)'/.exec(first.message)
+      : null;
+  if (unknown?.[1] !== undefined)
+    field = field === '(root)' ? unknown[1] : `${field}.${unknown[1]}`;
+  return fail(field, first?.message ?? 'does not match the llm_profile contract', {
+    issues: issues.slice(0, 10).map((i) => ({ path: i.path, keyword: i.keyword })),
+  });
+}
+
+/** The request parameters an LLM step cannot honour (model family, candidates, MIME, inline schema). */
+function checkRequestFields(
+  p: LlmProfile,
+  provider: LlmProvider,
+  step: OutputKindRules['stepType'],
+): LlmProfileFailure | undefined {
+  if (provider !== 'offline' && !p.modelName.startsWith(GEMINI_MODEL_PREFIX)) {
+    return fail('modelName', `provider '${provider}' accepts only ${GEMINI_MODEL_PREFIX}* models`, {
+      provider,
+    });
   }
   if (p.candidateCount !== undefined && p.candidateCount !== 1) {
     return fail('candidateCount', `must be 1 for ${step} (single-candidate structured output)`, {
@@ -146,10 +185,20 @@ export function validateLlmProfile(
       );
     }
   }
+  return undefined;
+}
+
+/** structuredOutput: required, and its schemaId must follow the kind's naming convention. */
+function schemaReferenceOf(
+  p: LlmProfile,
+  rules: OutputKindRules,
+):
+  | { ok: true; schemaId: string; schemaVersion: number; declaredSha256: string | undefined }
+  | LlmProfileFailure {
   if (p.structuredOutput === undefined) {
-    return fail('structuredOutput.schemaId', `is required for ${step}`);
+    return fail('structuredOutput.schemaId', `is required for ${rules.stepType}`);
   }
-  const { schemaId } = p.structuredOutput;
+  const { schemaId, schemaSha256 } = p.structuredOutput;
   const schemaVersion = rules.parseSchemaId(schemaId);
   if (schemaVersion === null) {
     return fail(
@@ -157,8 +206,15 @@ export function validateLlmProfile(
       `'${schemaId}' does not follow ${rules.schemaIdPrefix}{N}`,
     );
   }
+  return { ok: true, schemaId, schemaVersion, declaredSha256: schemaSha256 };
+}
 
-  const lookup = options.schema;
+/** The registry's schema must exist, be the one asked for, of the step's kind and invariants. */
+function registrySchemaOf(
+  lookup: SchemaLookupResult,
+  schemaId: string,
+  rules: OutputKindRules,
+): { ok: true; schema: LlmSchema } | LlmProfileFailure {
   if (lookup.status === 'missing') {
     return fail('structuredOutput.schemaId', `schema '${schemaId}' does not exist in the registry`);
   }
@@ -187,9 +243,18 @@ export function validateLlmProfile(
       },
     );
   }
-  let validator: OutputSchemaValidator;
+  return { ok: true, schema };
+}
+
+/** A schema our validator cannot compile is a profile problem, caught before any model call. */
+function compileValidator(
+  schema: LlmSchema,
+  schemaId: string,
+  validators: OutputSchemaValidatorCache | undefined,
+): { ok: true; validator: OutputSchemaValidator } | LlmProfileFailure {
   try {
-    validator = (options.validators ?? new OutputSchemaValidatorCache()).get(schema.jsonSchema);
+    const validator = (validators ?? new OutputSchemaValidatorCache()).get(schema.jsonSchema);
+    return { ok: true, validator };
   } catch (error) {
     if (!(error instanceof OutputSchemaCompileError)) throw error;
     return fail(
@@ -197,7 +262,13 @@ export function validateLlmProfile(
       `registry schema '${schemaId}' is unsupported: ${error.message}`,
     );
   }
+}
 
+/** Exactly the profile's parameters (no defaults merged), plus the registry schema (a copy). */
+function generationConfigOf(
+  p: LlmProfile,
+  schema: LlmSchema,
+): EffectiveLlmConfig['generationConfig'] {
   const generationConfig: EffectiveLlmConfig['generationConfig'] = {
     responseMimeType: REPORT_RESPONSE_MIME_TYPE,
     responseJsonSchema: structuredClone(schema.jsonSchema),
@@ -209,22 +280,7 @@ export function validateLlmProfile(
   if (p.stopSequences !== undefined) generationConfig.stopSequences = [...p.stopSequences];
   if (p.candidateCount !== undefined) generationConfig.candidateCount = p.candidateCount;
   if (p.thinkingConfig !== undefined) generationConfig.thinkingConfig = { ...p.thinkingConfig };
-
-  const schemaSha256 = computeSchemaSha256(schema.jsonSchema);
-  const config: EffectiveLlmConfig = {
-    provider: options.provider,
-    model: p.modelName,
-    generationConfig,
-    schemaId,
-    schemaVersion,
-    schemaSha256,
-    validator,
-  };
-  const declared = p.structuredOutput.schemaSha256;
-  if (declared !== undefined && declared !== schemaSha256) {
-    config.schemaSha256Mismatch = { profile: declared, registry: schemaSha256 };
-  }
-  return { ok: true, config };
+  return generationConfig;
 }
 
 /**

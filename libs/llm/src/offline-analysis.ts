@@ -260,32 +260,41 @@ function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
-/**
- * Analyses the candles with the given studies (default: the report chart's, DEFAULT_REPORT_STUDIES;
- * pass studiesOfManifest(manifest) to follow the charts of a run).
- */
-export function analyseCandles(
-  all: readonly (AnalysisCandle & { complete?: boolean })[],
-  studies: ChartStudies = DEFAULT_REPORT_STUDIES,
-): MarketAnalysis {
-  const lastRaw = all[all.length - 1];
-  const forming = lastRaw !== undefined && lastRaw.complete === false ? lastRaw : undefined;
-  const candles: AnalysisCandle[] = (forming === undefined ? all : all.slice(0, -1)).map((c) => ({
+type PeriodStats = Pick<
+  MarketAnalysis,
+  'periodHigh' | 'periodLow' | 'changePct' | 'recentChangePct'
+>;
+type ChartEmas = Pick<MarketAnalysis, 'emas' | 'emaFast' | 'emaSlow'>;
+
+/** A plain copy of a candle: the export's extra fields (complete) stay out of the analysis. */
+function candleOf(c: AnalysisCandle): AnalysisCandle {
+  return {
     openTime: c.openTime,
     open: c.open,
     high: c.high,
     low: c.low,
     close: c.close,
     volume: c.volume,
-  }));
-  const first = candles[0];
-  const last = candles[candles.length - 1];
-  if (first === undefined || last === undefined) {
-    throw new RangeError('analyseCandles needs at least one complete candle');
-  }
-  const closes = candles.map((c) => c.close);
-  const n = candles.length;
+  };
+}
 
+/** The complete candles, and the still-forming last one apart (never part of the indicators). */
+function splitForming(all: readonly (AnalysisCandle & { complete?: boolean })[]): {
+  candles: AnalysisCandle[];
+  forming: AnalysisCandle | undefined;
+} {
+  const lastRaw = all[all.length - 1];
+  const forming = lastRaw !== undefined && lastRaw.complete === false ? lastRaw : undefined;
+  const candles = (forming === undefined ? all : all.slice(0, -1)).map(candleOf);
+  return { candles, forming: forming === undefined ? undefined : candleOf(forming) };
+}
+
+/** Period extremes and the (unrounded) change over the period and over its last 10 candles. */
+function periodStats(
+  candles: readonly AnalysisCandle[],
+  first: AnalysisCandle,
+  last: AnalysisCandle,
+): PeriodStats {
   let periodHigh = { price: first.high, openTime: first.openTime };
   let periodLow = { price: first.low, openTime: first.openTime };
   for (const c of candles) {
@@ -293,10 +302,13 @@ export function analyseCandles(
     if (c.low < periodLow.price) periodLow = { price: c.low, openTime: c.openTime };
   }
   const changePct = ((last.close - first.close) / first.close) * 100;
-  const recentBase = candles[Math.max(0, n - 1 - 10)] ?? first;
+  const recentBase = candles[Math.max(0, candles.length - 1 - 10)] ?? first;
   const recentChangePct = ((last.close - recentBase.close) / recentBase.close) * 100;
+  return { periodHigh, periodLow, changePct, recentChangePct };
+}
 
-  // The chart's EMAs, fastest first; the trend reads the fastest against the slowest.
+/** The chart's EMAs, fastest first; the trend reads the fastest against the slowest. */
+function chartEmas(closes: readonly number[], studies: ChartStudies): ChartEmas {
   const periods = [...new Set(studies.emaPeriods)].sort((a, b) => a - b);
   const emas = periods
     .map((period) => emaReading(closes, period))
@@ -304,68 +316,91 @@ export function analyseCandles(
   const emaFast = emas[0] ?? null;
   const slowest = periods.length >= 2 ? periods[periods.length - 1] : undefined;
   const emaSlow = emas.find((e) => e.period === slowest) ?? null;
+  return { emas, emaFast, emaSlow };
+}
 
-  const atrValue = lastAtr(candles);
-  const atr = atrValue === null ? null : { value: atrValue, pct: (atrValue / last.close) * 100 };
-
-  // Trend: structure (EMA order, EMA slopes) must point the way; the close's position against
-  // the EMAs only adds to it. Moves smaller than a quarter ATR count as flat, so EMAs that
-  // wander inside a range never make a trend on their own.
+/**
+ * Trend: structure (EMA order, EMA slopes) must point the way; the close's position against the
+ * EMAs only adds to it. Moves smaller than a quarter ATR count as flat, so EMAs that wander
+ * inside a range never make a trend on their own.
+ */
+function readTrend(
+  { emaFast, emaSlow }: ChartEmas,
+  period: PeriodStats,
+  close: number,
+  atr: MarketAnalysis['atr'],
+): MarketAnalysis['trend'] {
   const sign = (x: number): number => (x > 0 ? 1 : x < 0 ? -1 : 0);
-  const flatBand = atr !== null ? atr.value * 0.25 : last.close * 0.005;
+  const flatBand = atr !== null ? atr.value * 0.25 : close * 0.005;
   const dir = (x: number): number => (Math.abs(x) < flatBand ? 0 : sign(x));
   let structure = 0;
   let position = 0;
   if (emaFast !== null) {
     structure += dir(emaFast.change);
-    position += sign(last.close - emaFast.value);
+    position += sign(close - emaFast.value);
   }
   if (emaSlow !== null && emaFast !== null) {
     structure += dir(emaSlow.change) + dir(emaFast.value - emaSlow.value);
-    position += sign(last.close - emaSlow.value);
+    position += sign(close - emaSlow.value);
   }
   const maxScore = emaSlow !== null ? 5 : 2;
   let score = structure + position;
   let direction: TrendDirection = 'sideways';
   if (emaFast === null) {
     // a handful of candles: the change over the window and over the last bars stand in
-    score = 2 * sign(changePct) + 2 * sign(recentChangePct);
+    score = 2 * sign(period.changePct) + 2 * sign(period.recentChangePct);
     direction = score >= 2 ? 'bullish' : score <= -2 ? 'bearish' : 'sideways';
   } else if (structure >= 1 && score >= maxScore - 2) {
     direction = 'bullish';
   } else if (structure <= -1 && score <= -(maxScore - 2)) {
     direction = 'bearish';
   }
+  return { direction, strength: trendStrength(direction, score, emaFast, emaSlow), score };
+}
+
+function trendStrength(
+  direction: TrendDirection,
+  score: number,
+  emaFast: EmaReading | null,
+  emaSlow: EmaReading | null,
+): TrendStrength {
   const spreadPct =
     emaFast !== null && emaSlow !== null
       ? (Math.abs(emaFast.value - emaSlow.value) / emaSlow.value) * 100
       : 0;
   // Without the slow EMA the read rests on little history: never more than weak.
-  const strength: TrendStrength =
-    direction === 'sideways' || emaSlow === null
-      ? 'weak'
-      : Math.abs(score) >= 5 && spreadPct >= 5
-        ? 'strong'
-        : Math.abs(score) >= 4
-          ? 'moderate'
-          : 'weak';
+  return direction === 'sideways' || emaSlow === null
+    ? 'weak'
+    : Math.abs(score) >= 5 && spreadPct >= 5
+      ? 'strong'
+      : Math.abs(score) >= 4
+        ? 'moderate'
+        : 'weak';
+}
 
-  // Levels: swing pivots (window 2-3 bars), the period extremes and the EMAs, clustered within
-  // half an ATR (1.5 % of price without an ATR).
+/**
+ * Levels: swing pivots (window 2-3 bars), the period extremes and the EMAs, clustered within
+ * half an ATR (1.5 % of price without an ATR); the nearest MAX_LEVELS on each side of the close.
+ */
+function priceLevels(
+  candles: readonly AnalysisCandle[],
+  period: PeriodStats,
+  emas: readonly EmaReading[],
+  close: number,
+  atr: MarketAnalysis['atr'],
+): Pick<MarketAnalysis, 'supports' | 'resistances'> {
+  const n = candles.length;
   const k = n >= 100 ? 3 : 2;
-  const tolerance = atr !== null ? atr.value * 0.5 : last.close * 0.015;
-  const highs: Candidate[] = pivots(candles, k, 'high').map((p) => ({
+  const tolerance = atr !== null ? atr.value * 0.5 : close * 0.015;
+  const swing = (p: Pivot, origin: LevelOrigin): Candidate => ({
     price: p.price,
-    origin: 'swing_high',
+    origin,
     label: p.openTime,
     index: p.index,
-  }));
-  const lows: Candidate[] = pivots(candles, k, 'low').map((p) => ({
-    price: p.price,
-    origin: 'swing_low',
-    label: p.openTime,
-    index: p.index,
-  }));
+  });
+  const highs = pivots(candles, k, 'high').map((p) => swing(p, 'swing_high'));
+  const lows = pivots(candles, k, 'low').map((p) => swing(p, 'swing_low'));
+  const { periodHigh, periodLow } = period;
   highs.push({
     price: periodHigh.price,
     origin: 'period_high',
@@ -379,46 +414,61 @@ export function analyseCandles(
     label: `EMA(${e.period})`,
     index: -1,
   }));
-  const below = [...lows, ...highs, ...emaCandidates].filter((c) => c.price < last.close);
-  const above = [...highs, ...lows, ...emaCandidates].filter((c) => c.price > last.close);
-  const supports = cluster(below, tolerance)
-    .sort((a, b) => b.price - a.price)
-    .slice(0, MAX_LEVELS);
-  const resistances = cluster(above, tolerance)
-    .sort((a, b) => a.price - b.price)
-    .slice(0, MAX_LEVELS);
+  const below = [...lows, ...highs, ...emaCandidates].filter((c) => c.price < close);
+  const above = [...highs, ...lows, ...emaCandidates].filter((c) => c.price > close);
+  return {
+    supports: cluster(below, tolerance)
+      .sort((a, b) => b.price - a.price)
+      .slice(0, MAX_LEVELS),
+    resistances: cluster(above, tolerance)
+      .sort((a, b) => a.price - b.price)
+      .slice(0, MAX_LEVELS),
+  };
+}
 
+/**
+ * Analyses the candles with the given studies (default: the report chart's, DEFAULT_REPORT_STUDIES;
+ * pass studiesOfManifest(manifest) to follow the charts of a run).
+ */
+export function analyseCandles(
+  all: readonly (AnalysisCandle & { complete?: boolean })[],
+  studies: ChartStudies = DEFAULT_REPORT_STUDIES,
+): MarketAnalysis {
+  const { candles, forming } = splitForming(all);
+  const first = candles[0];
+  const last = candles[candles.length - 1];
+  if (first === undefined || last === undefined) {
+    throw new RangeError('analyseCandles needs at least one complete candle');
+  }
+  const closes = candles.map((c) => c.close);
+  const n = candles.length;
+  const period = periodStats(candles, first, last);
+  const emas = chartEmas(closes, studies);
+  const atrValue = lastAtr(candles);
+  const atr = atrValue === null ? null : { value: atrValue, pct: (atrValue / last.close) * 100 };
+  const levels = priceLevels(candles, period, emas.emas, last.close, atr);
   const analysis: MarketAnalysis = {
     candleCount: n,
     first,
     last,
-    periodHigh,
-    periodLow,
-    changePct: round(changePct, 2),
-    recentChangePct: round(recentChangePct, 2),
+    periodHigh: period.periodHigh,
+    periodLow: period.periodLow,
+    changePct: round(period.changePct, 2),
+    recentChangePct: round(period.recentChangePct, 2),
     studies,
-    emas,
-    emaFast,
-    emaSlow,
-    trend: { direction, strength, score },
+    emas: emas.emas,
+    emaFast: emas.emaFast,
+    emaSlow: emas.emaSlow,
+    trend: readTrend(emas, period, last.close, atr),
     rsi: studies.rsi === undefined ? null : lastValue(rsiSeries(closes, studies.rsi.period)),
     macd: lastMacd(closes, studies),
     bollinger: lastBollinger(closes, studies),
     shortfalls: studyShortfalls(studies, n),
     atr,
     returnsStdevPct: returnsStdevPct(closes),
-    supports,
-    resistances,
+    supports: levels.supports,
+    resistances: levels.resistances,
   };
-  if (forming !== undefined) {
-    analysis.forming = {
-      openTime: forming.openTime,
-      open: forming.open,
-      high: forming.high,
-      low: forming.low,
-      close: forming.close,
-      volume: forming.volume,
-    };
-  }
+  if (forming !== undefined) analysis.forming = forming;
   return analysis;
 }

@@ -118,9 +118,37 @@ export function assemblePrompt(input: PromptAssemblyInput): AssembledPrompt {
     input.limits?.maxContextBytesPerJsonArtifact ?? MAX_CONTEXT_BYTES_PER_JSON_ARTIFACT;
   const imageLimit = input.limits?.maxChartImageBytes ?? MAX_CHART_IMAGE_BYTES;
   const { identity, context } = input;
-  const tfName = TIMEFRAME_NAMES[identity.timeframe] ?? identity.timeframe;
+  // Every limit is checked (JSON first, then images) before any part is built.
+  const jsons = loadContextJsons(identity, context, jsonLimit);
+  const images = context.charts.map((chart) => loadChartImage(chart, imageLimit));
+  const lines = userInputLines(identity, jsons, images);
+  const jsonBytes = jsons.map((json) => json.bytes);
+  const imageBytes = images.map(({ png }) => png.length);
+  return {
+    systemInstruction: input.prompt.systemInstruction,
+    contents: requestContents(input.prompt.userPrompt, lines, jsons, images),
+    context: structuredContextOf(identity, jsons),
+    stats: {
+      jsonBytes,
+      imageBytes,
+      totalBytes: [...jsonBytes, ...imageBytes].reduce((a, b) => a + b, 0),
+    },
+  };
+}
 
-  const jsons: LoadedJson[] = [
+/** A chart PNG checked against the size limit and its signature, kept with its manifest item. */
+interface LoadedImage {
+  chart: ChartContextImage;
+  png: Buffer;
+}
+
+/** The JSON inputs in prompt order: OHLCV, charts manifest, then the earlier reports. */
+function loadContextJsons(
+  identity: PromptAssemblyInput['identity'],
+  context: PromptAssemblyInput['context'],
+  jsonLimit: number,
+): LoadedJson[] {
+  return [
     loadJson(
       'ohlcv',
       context.ohlcv,
@@ -142,23 +170,33 @@ export function assemblePrompt(input: PromptAssemblyInput): AssembledPrompt {
       ),
     ),
   ];
-  const images = context.charts.map((chart) => {
-    const png = Buffer.from(chart.png);
-    if (png.length > imageLimit)
-      throw new ContextLimitError('chart', chart.uri, png.length, imageLimit);
-    if (
-      png.length < PNG_SIGNATURE.length ||
-      !png.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)
-    ) {
-      throw new ContextInputError(`chart ${chart.uri} is not a PNG image`, {
-        artifact: 'chart',
-        uri: chart.uri,
-        bytes: png.length,
-      });
-    }
-    return { chart, png };
-  });
+}
 
+/** Size limit, then the PNG signature: ContextLimitError / ContextInputError (INVALID_STEP_INPUTS). */
+function loadChartImage(chart: ChartContextImage, imageLimit: number): LoadedImage {
+  const png = Buffer.from(chart.png);
+  if (png.length > imageLimit)
+    throw new ContextLimitError('chart', chart.uri, png.length, imageLimit);
+  if (
+    png.length < PNG_SIGNATURE.length ||
+    !png.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)
+  ) {
+    throw new ContextInputError(`chart ${chart.uri} is not a PNG image`, {
+      artifact: 'chart',
+      uri: chart.uri,
+      bytes: png.length,
+    });
+  }
+  return { chart, png };
+}
+
+/** The UserInput section: identity, then one numbered line per part that follows it. */
+function userInputLines(
+  identity: PromptAssemblyInput['identity'],
+  jsons: readonly LoadedJson[],
+  images: readonly LoadedImage[],
+): string[] {
+  const tfName = TIMEFRAME_NAMES[identity.timeframe] ?? identity.timeframe;
   const lines: string[] = [
     '## UserInput',
     '',
@@ -181,32 +219,36 @@ export function assemblePrompt(input: PromptAssemblyInput): AssembledPrompt {
     lines.push(`   Description: ${oneLine(chart.description)}`);
   }
   if (images.length === 0) lines.push('No chart images are available for this step.');
+  return lines;
+}
 
-  const contents: LlmPart[] = [{ text: `${input.prompt.userPrompt}\n\n${lines.join('\n')}\n` }];
+/** userPrompt + UserInput, then the JSON texts unchanged, then the PNGs, in UserInput's order. */
+function requestContents(
+  userPrompt: string,
+  lines: readonly string[],
+  jsons: readonly LoadedJson[],
+  images: readonly LoadedImage[],
+): LlmPart[] {
+  const contents: LlmPart[] = [{ text: `${userPrompt}\n\n${lines.join('\n')}\n` }];
   jsons.forEach((json, index) => {
     contents.push({ text: `Input ${index + 1}: ${json.label} (${json.uri})\n${json.text}` });
   });
   for (const { png } of images) {
     contents.push({ inlineData: { mimeType: 'image/png', data: png.toString('base64') } });
   }
+  return contents;
+}
 
-  const structured: LlmStructuredContext = {
+/** The parsed artifacts by role (positions fixed by loadContextJsons), for the offline analyst. */
+function structuredContextOf(
+  identity: PromptAssemblyInput['identity'],
+  jsons: readonly LoadedJson[],
+): LlmStructuredContext {
+  return {
     symbol: identity.symbol,
     timeframe: identity.timeframe,
     ohlcv: jsons[0]?.parsed,
     chartsManifest: jsons[1]?.parsed,
     previousReports: jsons.slice(2).map((json) => json.parsed),
-  };
-  const jsonBytes = jsons.map((json) => json.bytes);
-  const imageBytes = images.map(({ png }) => png.length);
-  return {
-    systemInstruction: input.prompt.systemInstruction,
-    contents,
-    context: structured,
-    stats: {
-      jsonBytes,
-      imageBytes,
-      totalBytes: [...jsonBytes, ...imageBytes].reduce((a, b) => a + b, 0),
-    },
   };
 }

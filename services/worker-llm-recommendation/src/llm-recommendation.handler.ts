@@ -1,19 +1,7 @@
-import {
-  validate,
-  type AccountSnapshot,
-  type LlmRecommendationFile,
-  type OhlcvExport,
-  type Timeframe,
-} from '@tda/contracts';
-import { recommendationIdFor, reportIdFor } from '@tda/flow-engine';
-import type { LlmStepRuntime, OutputCheck } from '@tda/llm';
-import {
-  appliedRiskLimits,
-  LLM_RECOMMENDATION_STEP,
-  positionFacts,
-  recommendationOutputViolations,
-  type RecommendationFacts,
-} from '@tda/step-types';
+import { validate, type LlmRecommendationFile, type Timeframe } from '@tda/contracts';
+import { recommendationIdFor } from '@tda/flow-engine';
+import type { LlmCallPlan, LlmExecution, LlmStepRuntime, StructuredOutputSuccess } from '@tda/llm';
+import { LLM_RECOMMENDATION_STEP } from '@tda/step-types';
 import {
   StepError,
   StepInputError,
@@ -21,13 +9,16 @@ import {
   type StepContext,
   type StepHandler,
   type StepResult,
-  type UpstreamArtifact,
 } from '@tda/worker-kit';
 import {
   buildRecommendationFile,
   executionMetadataOf,
   serializeRecommendation,
 } from './llm-recommendation-file';
+import { prepareRecommendation, type PreparedRecommendation } from './recommendation-context';
+
+// Part of this service's public API since before the context reading moved out of this file.
+export { marketAt } from './recommendation-context';
 
 type Context = StepContext<typeof LLM_RECOMMENDATION_STEP>;
 
@@ -47,54 +38,18 @@ export class LlmRecommendationHandler implements StepHandler<typeof LLM_RECOMMEN
   constructor(readonly runtime: LlmStepRuntime) {}
 
   async execute(context: Context): Promise<StepResult> {
-    const { run, stepId, inputs, signal } = context;
-    const symbol = run.scope.symbol;
+    const { inputs, signal } = context;
     context.heartbeat({ stage: 'resolve_profile' });
     const plan = await this.runtime.plan(inputs.llm);
     context.heartbeat({ stage: 'read_context' });
-    const ohlcv = await context.upstream('ohlcv');
-    const reports = (await context.upstream('reports')).map((report) => {
-      const { timeframe } = report.artifact.metadata;
-      return {
-        reportId: reportIdFor(run.runId, report.stepId),
-        stepId: report.stepId,
-        ...(timeframe === undefined ? {} : { timeframe }),
-        uri: report.uri,
-        json: report.bytes,
-      };
-    });
-    const market = marketAt(run.scope.asOf, ohlcv);
-    const account = accountOf(await context.upstream('account'), market.asOf);
-    const riskLimits = appliedRiskLimits(account?.snapshot);
-    const assembled = this.runtime.assembleRecommendation(plan, {
-      identity: { runId: run.runId, stepId, symbol },
-      market,
-      reports,
-      ...(account === undefined
-        ? {}
-        : {
-            account: {
-              accountId: account.snapshot.accountId,
-              uri: account.uri,
-              json: account.bytes,
-            },
-          }),
-      riskLimits,
-    });
-    const facts: RecommendationFacts = {
-      lastClose: market.lastClose,
-      reportIds: reports.map((r) => r.reportId),
-      riskLimits,
-      position: positionFacts(account?.snapshot, symbol),
-    };
-    const check: OutputCheck = (output) => recommendationOutputViolations(output, facts);
+    const prepared = await prepareRecommendation(this.runtime, plan, context);
     signal.throwIfAborted();
     context.heartbeat({ stage: 'generate' });
-    const generation = await this.runtime.generate(plan, assembled, {
+    const generation = await this.runtime.generate(plan, prepared.assembled, {
       deadline: context.deadline,
       signal,
       now: () => context.now(),
-      check,
+      check: prepared.check,
     });
     // From here on the model was asked: nothing of this delivery may run again in-process.
     const execution = { llm: generation.llm };
@@ -102,33 +57,7 @@ export class LlmRecommendationHandler implements StepHandler<typeof LLM_RECOMMEN
       const { code, message, details, retryable } = generation.error;
       throw new StepError(code, message, { details, retryable, execution, final: true });
     }
-    const recommendationId = recommendationIdFor(run.runId, stepId);
-    const file = buildRecommendationFile({
-      runId: run.runId,
-      stepId,
-      symbol,
-      recommendationId,
-      asOf: market.asOf,
-      lastClose: market.lastClose,
-      riskLimits,
-      plan,
-      result: generation.result,
-      inputs: {
-        ohlcvGcsUri: ohlcv.uri,
-        reports: fileReports(reports),
-        ...(account === undefined
-          ? {}
-          : { accountGcsUri: account.uri, accountId: account.snapshot.accountId }),
-      },
-    });
-    checkFile(file, execution);
-    const uri = context.artifactUri('.json');
-    return {
-      artifacts: [{ uri, data: serializeRecommendation(file), contentType: 'application/json' }],
-      primaryUri: uri,
-      outputs: { recommendationId },
-      execution,
-    };
+    return recommendationResult(context, plan, prepared, generation.result, execution);
   }
 
   /** Split-brain recovery: the harness vouched for the file; finalize without a model call. */
@@ -144,6 +73,48 @@ export class LlmRecommendationHandler implements StepHandler<typeof LLM_RECOMMEN
       execution: { llm: executionMetadataOf(existing.artifact) },
     });
   }
+}
+
+/**
+ * The recommendation file and the step's result. Runs after the model was asked, so a contract
+ * failure of the file is final and carries the execution (checkFile): never a second model call.
+ */
+function recommendationResult(
+  context: Context,
+  plan: LlmCallPlan,
+  prepared: PreparedRecommendation,
+  result: StructuredOutputSuccess,
+  execution: { llm: LlmExecution },
+): StepResult {
+  const { run, stepId } = context;
+  const { market, account } = prepared;
+  const recommendationId = recommendationIdFor(run.runId, stepId);
+  const file = buildRecommendationFile({
+    runId: run.runId,
+    stepId,
+    symbol: run.scope.symbol,
+    recommendationId,
+    asOf: market.asOf,
+    lastClose: market.lastClose,
+    riskLimits: prepared.riskLimits,
+    plan,
+    result,
+    inputs: {
+      ohlcvGcsUri: prepared.ohlcvUri,
+      reports: fileReports(prepared.reports),
+      ...(account === undefined
+        ? {}
+        : { accountGcsUri: account.uri, accountId: account.snapshot.accountId }),
+    },
+  });
+  checkFile(file, execution);
+  const uri = context.artifactUri('.json');
+  return {
+    artifacts: [{ uri, data: serializeRecommendation(file), contentType: 'application/json' }],
+    primaryUri: uri,
+    outputs: { recommendationId },
+    execution,
+  };
 }
 
 type FileReport = LlmRecommendationFile['metadata']['inputs']['reports'][number];
@@ -163,78 +134,6 @@ function fileReports(
     throw new StepInputError('inputs.reportStepIds names no report', { field: 'reportStepIds' });
   }
   return [first, ...rest];
-}
-
-/** Two RFC 3339 strings naming the same instant (formats may differ: `Z` vs `.000Z`). */
-function sameInstant(a: string, b: string): boolean {
-  return Date.parse(a) === Date.parse(b);
-}
-
-/**
- * asOf (the run's scope.asOf, else the OHLCV export's) and the last close at or before it: the
- * close of the export's last candle that opened before asOf. A still-forming candle counts: the
- * export built it only from data that had ended by asOf, so its close is the price at asOf.
- */
-export function marketAt(
-  scopeAsOf: string | undefined,
-  ohlcv: UpstreamArtifact<OhlcvExport>,
-): {
-  asOf: string;
-  lastClose: number;
-  ohlcvUri: string;
-  timeframe: string;
-  candleOpenTime: string;
-} {
-  const { artifact } = ohlcv;
-  if (scopeAsOf !== undefined && !sameInstant(scopeAsOf, artifact.asOf)) {
-    throw new StepInputError(
-      `the OHLCV export of '${ohlcv.stepId}' is cut at ${artifact.asOf}, the run describes ${scopeAsOf}`,
-      { field: 'ohlcvStepId', stepId: ohlcv.stepId },
-    );
-  }
-  const asOf = scopeAsOf ?? artifact.asOf;
-  const cut = Date.parse(asOf);
-  const last = artifact.candles.filter((c) => Date.parse(c.openTime) < cut).at(-1);
-  if (last === undefined) {
-    throw new StepInputError(`the OHLCV export of '${ohlcv.stepId}' has no candle before asOf`, {
-      field: 'ohlcvStepId',
-      stepId: ohlcv.stepId,
-    });
-  }
-  return {
-    asOf,
-    lastClose: last.close,
-    ohlcvUri: ohlcv.uri,
-    timeframe: artifact.timeframe,
-    candleOpenTime: last.openTime,
-  };
-}
-
-/**
- * The account snapshot, when the inputs name one: valid against account_snapshot (the harness
- * checked it already when ACCOUNT_EXPORT is registered) and taken at the recommendation's asOf.
- */
-function accountOf(
-  upstream: UpstreamArtifact<unknown> | undefined,
-  asOf: string,
-): { snapshot: AccountSnapshot; uri: string; bytes: Buffer } | undefined {
-  if (upstream === undefined) return undefined;
-  const details = { field: 'accountStepId', stepId: upstream.stepId };
-  const checked = validate.accountSnapshot(upstream.artifact);
-  if (!checked.ok) {
-    const paths = checked.issues.slice(0, 5).map((i) => i.path || '/');
-    throw new StepInputError(
-      `${upstream.stepId}'s artifact violates account_snapshot.schema.json at ${paths.join(', ')}`,
-      details,
-    );
-  }
-  if (!sameInstant(checked.value.asOf, asOf)) {
-    throw new StepInputError(
-      `the account snapshot of '${upstream.stepId}' is taken at ${checked.value.asOf}, the recommendation describes ${asOf}`,
-      details,
-    );
-  }
-  return { snapshot: checked.value, uri: upstream.uri, bytes: upstream.bytes };
 }
 
 /**
