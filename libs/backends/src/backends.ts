@@ -2,6 +2,7 @@ import { ConfigError } from '@tda/config';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
 import { FirestoreAccountStore, InMemoryAccountStore, type AccountStore } from '@tda/accounts';
+import { FirestoreIdentityStore, InMemoryIdentityStore, type IdentityStore } from '@tda/identity';
 import { GcsArtifactStore, LocalArtifactStore, type ArtifactStore } from '@tda/artifacts';
 import {
   createFirestore,
@@ -35,6 +36,8 @@ export interface Backends {
   reportIndex: ReportIndexStore;
   /** accounts/{accountId}: paper accounts (in memory, or Firestore on the run store's client). */
   accounts: AccountStore;
+  /** api_tokens and user_identities: who may call the API (orchestrator). */
+  identities: IdentityStore;
   topology: Topology;
   /** Human-readable description of where things live (printed by the launcher). */
   describe(): string[];
@@ -81,6 +84,7 @@ export async function createBackends(
         artifacts: new LocalArtifactStore({ dataDir }),
         reportIndex: new InMemoryReportIndexStore(),
         accounts: new InMemoryAccountStore(),
+        identities: new InMemoryIdentityStore(),
         topology,
         describe: () => [
           'backend: memory (in-process store and bus; runs are lost on exit)',
@@ -116,6 +120,7 @@ export async function createBackends(
         artifacts,
         reportIndex: new FirestoreReportIndexStore(firestore),
         accounts: new FirestoreAccountStore(firestore),
+        identities: new FirestoreIdentityStore(firestore),
         topology,
         describe: () =>
           emulators

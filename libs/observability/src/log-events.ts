@@ -55,6 +55,16 @@ export const LOG_EVENTS = [
   'index_backfill_finished',
   // HTTP edge
   'http_request_failed',
+  // identity and audit (orchestrator): who did what; never the credential itself
+  'auth_rejected',
+  'audit_action',
+  'api_token_created',
+  'api_token_revoked',
+  'user_identity_changed',
+  // live status streams (SSE)
+  'event_stream_opened',
+  'event_stream_closed',
+  'event_stream_refused',
   // LLM structured output (seed 002)
   'structured_output_invalid',
   'structured_output_repair_attempt_started',

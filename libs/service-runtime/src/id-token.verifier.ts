@@ -94,6 +94,31 @@ function refusalOf(error: unknown): IdTokenRejection {
 }
 
 /**
+ * Signature (by `kid`, RS256 or ES256), `iss` in `issuers`, `aud`, `iat`/`exp` (5 min skew, at
+ * most 24 h lifetime) of a compact JWS; a refusal is a reason, never the library's message.
+ */
+export async function verifySignedJwt(
+  client: OAuth2Client,
+  token: string,
+  keys: Certificates,
+  audience: string,
+  issuers: string[],
+): Promise<{ ok: true; payload: TokenPayload } | { ok: false; reason: IdTokenRejection }> {
+  try {
+    const ticket = await client.verifySignedJwtWithCertsAsync(
+      token,
+      { ...keys },
+      audience,
+      issuers,
+    );
+    const payload = ticket.getPayload();
+    return payload === undefined ? { ok: false, reason: 'malformed_token' } : { ok: true, payload };
+  } catch (error) {
+    return { ok: false, reason: refusalOf(error) };
+  }
+}
+
+/**
  * Verifies the OIDC ID token Pub/Sub attaches to push requests (DESIGN: defence in depth behind
  * Cloud Run's IAM invoker check): RS256 signature against Google's keys (by `kid`), `iss` one of
  * GOOGLE_OIDC_ISSUERS, `aud` = the configured audience, `iat`/`exp` valid (google-auth-library
@@ -119,19 +144,11 @@ export class GoogleIdTokenVerifier implements IdTokenVerifier {
     if (!bearer.ok) return bearer;
     // Outside the try: unreachable keys are not the caller's fault (thrown → 500, retried).
     const keys = await this.keys();
-    let payload: TokenPayload | undefined;
-    try {
-      const ticket = await this.client.verifySignedJwtWithCertsAsync(
-        bearer.token,
-        { ...keys },
-        this.audience,
-        [...GOOGLE_OIDC_ISSUERS],
-      );
-      payload = ticket.getPayload();
-    } catch (error) {
-      return { ok: false, reason: refusalOf(error) };
-    }
-    if (payload === undefined) return { ok: false, reason: 'malformed_token' };
+    const verified = await verifySignedJwt(this.client, bearer.token, keys, this.audience, [
+      ...GOOGLE_OIDC_ISSUERS,
+    ]);
+    if (!verified.ok) return verified;
+    const payload = verified.payload;
     const email = typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined;
     if (email !== this.serviceAccountEmail) {
       return {

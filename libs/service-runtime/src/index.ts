@@ -1,3 +1,4 @@
 export * from './service-main';
 export * from './health.server';
 export * from './id-token.verifier';
+export * from './google-account.verifiers';

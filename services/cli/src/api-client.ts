@@ -2,13 +2,18 @@ import {
   ERROR_CODES,
   TdaError,
   type Account,
+  type ApiToken,
+  type ApiTokenRequest,
   type ErrorCode,
   type FlowRun,
   type PaperPosition,
   type RecommendationIndexEntry,
   type ReportIndexEntry,
   type RiskLimits,
+  type Role,
   type TriggerRequest,
+  type UserIdentity,
+  type UserIdentityRequest,
 } from '@tda/contracts';
 
 function isErrorCode(value: unknown): value is ErrorCode {
@@ -137,6 +142,14 @@ export interface AccountPage {
   nextCursor: string | null;
 }
 
+/** GET /me (the orchestrator's Principal). */
+export interface Principal {
+  ownerId: string;
+  role: Role;
+  method: string;
+  subject: string;
+}
+
 export interface ApiClientOptions {
   baseUrl: string;
   token: string;
@@ -166,13 +179,16 @@ export class ApiClient {
     return (await this.request('GET', `/runs/${encodeURIComponent(runId)}`)).body as FlowRun;
   }
 
+  /** `ownerId` (admin only) is sent as X-TDA-Owner: the acting owner is the list's filter. */
   async listRuns(params: ListRunsParams = {}): Promise<RunPage> {
+    const { ownerId, ...filters } = params;
     const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(params)) {
+    for (const [key, value] of Object.entries(filters)) {
       if (value !== undefined) query.set(key, String(value));
     }
     const suffix = query.size > 0 ? `?${query.toString()}` : '';
-    return (await this.request('GET', `/runs${suffix}`)).body as RunPage;
+    const headers: Record<string, string> = ownerId === undefined ? {} : { 'x-tda-owner': ownerId };
+    return (await this.request('GET', `/runs${suffix}`, undefined, headers)).body as RunPage;
   }
 
   async cancel(runId: string): Promise<FlowRun> {
@@ -281,6 +297,41 @@ export class ApiClient {
 
   async deleteAccount(accountId: string): Promise<void> {
     await this.request('DELETE', `/accounts/${encodeURIComponent(accountId)}`);
+  }
+
+  /** GET /me: who the configured credential is. */
+  async whoami(): Promise<Principal> {
+    return (await this.request('GET', '/me')).body as Principal;
+  }
+
+  /** POST /admin/tokens: the answer carries the token, once. */
+  async createToken(body: ApiTokenRequest): Promise<ApiToken & { token: string }> {
+    return (await this.request('POST', '/admin/tokens', body)).body as ApiToken & { token: string };
+  }
+
+  async listTokens(ownerId?: string): Promise<ApiToken[]> {
+    const suffix = ownerId === undefined ? '' : `?ownerId=${encodeURIComponent(ownerId)}`;
+    return ((await this.request('GET', `/admin/tokens${suffix}`)).body as { tokens: ApiToken[] })
+      .tokens;
+  }
+
+  async revokeToken(tokenId: string): Promise<ApiToken> {
+    return (await this.request('DELETE', `/admin/tokens/${encodeURIComponent(tokenId)}`))
+      .body as ApiToken;
+  }
+
+  async putIdentity(email: string, body: UserIdentityRequest): Promise<UserIdentity> {
+    return (await this.request('PUT', `/admin/identities/${encodeURIComponent(email)}`, body))
+      .body as UserIdentity;
+  }
+
+  async listIdentities(): Promise<UserIdentity[]> {
+    return ((await this.request('GET', '/admin/identities')).body as { identities: UserIdentity[] })
+      .identities;
+  }
+
+  async deleteIdentity(email: string): Promise<void> {
+    await this.request('DELETE', `/admin/identities/${encodeURIComponent(email)}`);
   }
 
   private async request(

@@ -13,6 +13,7 @@ import { runInfraRender, type InfraRenderFlags } from './infra-render';
 import { renderSeedTable, seedLlmRegistry } from './llm-seed';
 import { fetchReports, renderReport, ReportError, selectReportSteps } from './report-view';
 import { addRecommendCommand, normalizeAsOf } from './recommend-command';
+import { addIdentityCommands } from './identity-commands';
 import { addIndexCommands } from './reports-commands';
 import { artifactUris, renderRun } from './run-view';
 import { watchRun } from './watch';
@@ -113,6 +114,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     addLlmCommands,
     addInfraCommands,
     addAccountCommands,
+    addIdentityCommands,
   ]) {
     add(program, ctx);
   }
@@ -205,7 +207,7 @@ function addInspectCommands(program: Command, ctx: CliContext): void {
     .description('list runs, newest first')
     .option('--status <status>', 'PENDING|RUNNING|SUCCEEDED|FAILED|CANCELLED')
     .option('--flow <flowKey>', 'only this flow')
-    .option('--owner <ownerId>', 'only this owner')
+    .option('--owner <ownerId>', 'another owner’s runs (admin: sent as X-TDA-Owner)')
     .option('--limit <n>', 'page size (1..100)', parseLimit, 20)
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
     .option('--json', 'print the page as JSON')

@@ -17,11 +17,12 @@ describe('tda list', () => {
     stderr: { write: () => true },
     target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
   });
-  /** The query of the n-th GET /runs, without the cursor. */
+  /** The query of the n-th GET /runs, without the cursor, and the owner it acts for. */
   const filters = (n: number): Record<string, string> => {
     const query = new URL(api.requests[n]?.url ?? '', api.baseUrl).searchParams;
     query.delete('cursor');
-    return Object.fromEntries(query);
+    const owner = api.requests[n]?.headers['x-tda-owner'];
+    return { ...Object.fromEntries(query), ...(typeof owner === 'string' ? { owner } : {}) };
   };
   const nextPageLine = (): string =>
     out.join('').match(/^next page: (tda list .*)$/m)?.[1] ?? 'no next-page line';
@@ -52,7 +53,7 @@ describe('tda list', () => {
     expect(filters(0)).toEqual({
       status: 'RUNNING',
       flowKey: 'market_charts_v1',
-      ownerId: 'alice@example.com',
+      owner: 'alice@example.com',
       limit: '5',
     });
     expect(api.requests[1]?.url).toContain(`cursor=${CURSOR}`);

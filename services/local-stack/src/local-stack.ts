@@ -12,6 +12,7 @@ import type { MessageBroker } from '@tda/messaging';
 import { createMetrics, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
+import { issueApiToken, type IdentityStore } from '@tda/identity';
 import type { WorkerStepType } from '@tda/step-types';
 import {
   composeWorker,
@@ -25,7 +26,12 @@ import { LOCAL_WORKERS } from './local-workers';
 
 export interface LocalStack {
   url: string;
+  /** The operator token (the CLI reads it from local-api.json). */
   token: string;
+  /** A stored admin API token of `adminOwner` for the console; revoked on close. */
+  adminToken: string;
+  /** TDA_DEFAULT_OWNER: the owner of the operator, the local admin and the demo run. */
+  adminOwner: string;
   backend: 'memory' | 'emulators' | 'gcp';
   /** How the backend was chosen and where things live, for the banner. */
   description: string[];
@@ -102,12 +108,15 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       ...adapters('orchestrator'),
       reportIndex: backends.reportIndex,
       accounts: backends.accounts,
+      identities: backends.identities,
       marketData: await createConfiguredCandleSource(orchestratorConfig),
       logger: options.loggerFor('orchestrator'),
       config: orchestratorConfig,
     });
     cleanups.push(() => orchestrator.close());
     description.push(...(await demoAccountLine(backends, orchestratorConfig.TDA_DEFAULT_OWNER)));
+    const admin = await createLocalAdmin(backends.identities, orchestratorConfig.TDA_DEFAULT_OWNER);
+    cleanups.push(admin.revoke);
 
     // Each worker is built from its own definition, exactly as its main.ts builds it.
     const workers = await startWorkers({
@@ -122,7 +131,18 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     description.push(...llmLine(workers));
     await orchestrator.startAllMicroservices();
     const { url, dataDir } = await serveApi(orchestrator, config, token);
-    return { url, token, backend, description, dataDir, backends, config, close: closeAll };
+    return {
+      url,
+      token,
+      adminToken: admin.token,
+      adminOwner: orchestratorConfig.TDA_DEFAULT_OWNER,
+      backend,
+      description,
+      dataDir,
+      backends,
+      config,
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll();
     throw error;
@@ -213,6 +233,32 @@ async function serveApi(
  */
 function sharedWith(stepType: string, backends: Pick<Backends, 'accounts'>): unknown {
   return stepType === 'ACCOUNT_EXPORT' ? { accounts: backends.accounts } : undefined;
+}
+
+/**
+ * The local admin `npm start` prints for signing in (the console, or TDA_API_TOKEN for the CLI):
+ * a stored API token of the default owner with the admin role, new on every start and revoked
+ * when the stack stops, so no credential outlives the process.
+ */
+async function createLocalAdmin(
+  identities: IdentityStore,
+  ownerId: string,
+): Promise<{ token: string; revoke: () => Promise<void> }> {
+  const issued = issueApiToken();
+  await identities.createToken(issued.hash, {
+    tokenId: issued.tokenId,
+    ownerId,
+    role: 'admin',
+    name: 'npm start (local admin)',
+    createdAt: new Date().toISOString(),
+    createdBy: 'local-stack',
+  });
+  return {
+    token: issued.token,
+    revoke: async () => {
+      await identities.revokeToken(issued.tokenId, new Date().toISOString());
+    },
+  };
 }
 
 /** `npm start` sizes its demo recommendation against the paper account `demo`. */

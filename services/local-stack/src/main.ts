@@ -36,7 +36,8 @@ async function main(): Promise<void> {
     [
       ...stack.description.map((line) => `  ${line}`),
       `  API       ${stack.url}   (docs ${stack.url}/docs, OpenAPI ${stack.url}/openapi.json)`,
-      `  token     ${stack.token}   (also in ${join(stack.dataDir, 'local-api.json')}; the CLI reads it)`,
+      `  sign in   ${stack.adminToken}   (admin of owner ${stack.adminOwner}: the console's sign-in, or TDA_API_TOKEN; revoked on exit)`,
+      `  operator  ${stack.token}   (in ${join(stack.dataDir, 'local-api.json')}; the CLI reads it)`,
       `  logs      ${logFile}`,
       `  CLI       npx tda list | npx tda run market_charts_v1 --symbol ETH-USDT --watch`,
       '',

@@ -22,8 +22,9 @@ export const orchestratorConfigSchema = z
     ...marketDataEnv,
     PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
     /**
-     * Bearer token of the admin API (every endpoint except /healthz and the API description).
-     * Required: there is no anonymous mode; the local launcher generates one.
+     * The operator credential: an admin acting for TDA_DEFAULT_OWNER, for bootstrapping (create
+     * the first API tokens) and automation that cannot hold a stored token. Required: there is
+     * no anonymous mode; the local launcher generates one. People use API tokens.
      */
     TDA_API_TOKEN: z.string().min(16, 'must be at least 16 characters'),
     /** Reconciler period; 0 disables the timer (the pass can still be run on demand). */
@@ -85,6 +86,21 @@ export const orchestratorConfigSchema = z
      */
     TDA_ADMIN_OIDC_AUDIENCE: z.string().min(1).max(500).optional(),
     TDA_ADMIN_OIDC_SERVICE_ACCOUNT: z.email().optional(),
+    /**
+     * People signing in with a Google ID token: its `aud` (the OAuth client id it was issued
+     * for). Their verified email must be mapped to an owner (`tda identities add`). Unset: no
+     * Google ID tokens of people are accepted.
+     */
+    TDA_USER_OIDC_AUDIENCE: z.string().min(1).max(500).optional(),
+    /**
+     * The console behind Identity-Aware Proxy: the `aud` of IAP's signed header
+     * (`/projects/<number>/locations/<region>/services/<service>` or
+     * `/projects/<number>/global/backendServices/<id>`). Unset: the header is ignored.
+     */
+    TDA_IAP_AUDIENCE: z
+      .string()
+      .regex(/^\/projects\/[0-9]+\//, 'must start with /projects/<number>/')
+      .optional(),
   })
   .superRefine(refineGoogleBackend)
   .superRefine((value, ctx) => {

@@ -28,6 +28,7 @@ void runServiceMain({
         artifacts: backends.artifacts,
         reportIndex: backends.reportIndex,
         accounts: backends.accounts,
+        identities: backends.identities,
         logger,
         config,
         marketData: await createConfiguredCandleSource(config),

@@ -23,6 +23,13 @@ export class UnauthenticatedError extends OrchestratorError {
   }
 }
 
+/** Authenticated, but the role does not allow it (admin routes, X-TDA-Owner for a user). */
+export class ForbiddenError extends OrchestratorError {
+  constructor(message: string, details: Readonly<Record<string, unknown>> = {}) {
+    super('FORBIDDEN', message, details);
+  }
+}
+
 /**
  * The request contradicts the state of a run: cancel of a run that already SUCCEEDED/FAILED, an
  * idempotency key reused for a different request.

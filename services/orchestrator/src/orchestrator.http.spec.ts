@@ -322,7 +322,6 @@ describe('orchestrator HTTP API', () => {
             i === 4
               ? { flowKey: 'user_multi_tf_report_v1', scope: { symbol: 'ETH-USDT' } }
               : TRIGGER,
-          headers: { 'X-TDA-Owner': i % 2 === 0 ? 'even' : 'odd' },
         });
         ids.push(asRun(res.body).runId);
       }
@@ -344,8 +343,12 @@ describe('orchestrator HTTP API', () => {
       expect(seen).toEqual([...ids].reverse());
       expect(pages).toBe(3);
 
-      const byOwner = (await orc.request('GET', '/runs?ownerId=odd')).body as { runs: FlowRun[] };
-      expect(byOwner.runs.map((r) => r.runId)).toEqual([ids[3], ids[1]]);
+      // The owner is the acting owner (an admin names one with X-TDA-Owner), not a parameter.
+      const odd = { headers: { 'X-TDA-Owner': 'odd' } };
+      const oddRun = asRun((await orc.request('POST', '/runs', { body: TRIGGER, ...odd })).body);
+      const byOwner = (await orc.request('GET', '/runs', odd)).body as { runs: FlowRun[] };
+      expect(byOwner.runs.map((r) => r.runId)).toEqual([oddRun.runId]);
+      expect((await orc.request('GET', '/runs?ownerId=odd')).status).toBe(400);
       const byFlow = (await orc.request('GET', '/runs?flowKey=user_multi_tf_report_v1')).body as {
         runs: FlowRun[];
       };

@@ -1,6 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { accountProviders } from './accounts/accounts.providers';
+import { AuthGuard } from './auth/auth.guard';
+import { authProviders } from './auth/auth.providers';
+import { IdentityAdminController, MeController } from './auth/identity.controller';
+import { assertEveryRouteDecided } from './auth/route-access';
 import { AccountsService } from './accounts/accounts.service';
 import { RunWriter } from './dispatch/run-writer.service';
 import { StepDispatcher } from './dispatch/step-dispatcher.service';
@@ -8,7 +12,6 @@ import { AccountsController } from './http/accounts.controller';
 import { AdminReconcileController } from './http/admin-reconcile.controller';
 import { AdminReplayController } from './http/admin-replay.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
-import { BearerTokenGuard } from './http/bearer-token.guard';
 import { FlowsController } from './http/flows.controller';
 import { HealthController } from './http/health.controller';
 import {
@@ -36,6 +39,25 @@ import { RunsService } from './runs/runs.service';
 import { StepArtifactService } from './runs/step-artifact.service';
 import { StepEventsHandler } from './step-events/step-events.handler';
 
+/** Every controller; each HTTP route carries an @Access decision (checked at boot). */
+export const ORCHESTRATOR_CONTROLLERS = [
+  RunsController,
+  FlowsController,
+  HealthController,
+  OpenApiController,
+  MetricsController,
+  StepEventsHandler,
+  AdminReconcileController,
+  RunsRecoveryController,
+  AdminReplayController,
+  AccountsController,
+  ReportsController,
+  RecommendationsController,
+  AdminIndexController,
+  MeController,
+  IdentityAdminController,
+];
+
 /**
  * The orchestrator (DESIGN §3-§5): admin HTTP API, step-event consumer, dispatch and reconciler.
  * Takes built adapters (forRoot) so the same module runs standalone (main.ts), inside the local
@@ -45,26 +67,14 @@ import { StepEventsHandler } from './step-events/step-events.handler';
 @Module({})
 export class OrchestratorModule {
   static forRoot(options: OrchestratorModuleOptions): DynamicModule {
+    assertEveryRouteDecided(ORCHESTRATOR_CONTROLLERS);
     return {
       module: OrchestratorModule,
-      controllers: [
-        RunsController,
-        FlowsController,
-        HealthController,
-        OpenApiController,
-        MetricsController,
-        StepEventsHandler,
-        AdminReconcileController,
-        RunsRecoveryController,
-        AdminReplayController,
-        AccountsController,
-        ReportsController,
-        RecommendationsController,
-        AdminIndexController,
-      ],
+      controllers: ORCHESTRATOR_CONTROLLERS,
       providers: [
         ...collaboratorProviders(options),
         ...accountProviders(options),
+        ...authProviders(options),
         StepDispatcher,
         RunWriter,
         IdempotencyKeys,
@@ -79,7 +89,7 @@ export class OrchestratorModule {
         IndexWriter,
         IndexBackfill,
         IndexQueries,
-        { provide: APP_GUARD, useClass: BearerTokenGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
       exports: [Reconciler, RunsService, RunTrigger, RunWriter, RunAdmission, AccountsService],

@@ -5,7 +5,12 @@ import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { ReportIndexStore } from '@tda/report-index';
 import type { Logger, TdaMetrics } from '@tda/observability';
-import type { IdTokenVerifier } from '@tda/service-runtime';
+import type { IdentityStore } from '@tda/identity';
+import type {
+  GoogleUserIdTokenVerifier,
+  IapJwtVerifier,
+  IdTokenVerifier,
+} from '@tda/service-runtime';
 import type { OrchestratorConfig } from './config';
 import type { MarketCoverage } from './runs/run-preflight.service';
 
@@ -46,6 +51,15 @@ export interface OrchestratorModuleOptions {
    * pass a verifier over a local key.
    */
   adminOidcVerifier?: IdTokenVerifier;
+  /** People's Google ID tokens (default: Google's keys when TDA_USER_OIDC_AUDIENCE is set). */
+  userOidcVerifier?: Pick<GoogleUserIdTokenVerifier, 'verify'>;
+  /** Identity-Aware Proxy's signed header (default: IAP's keys when TDA_IAP_AUDIENCE is set). */
+  iapVerifier?: Pick<IapJwtVerifier, 'verify'>;
+  /**
+   * api_tokens and user_identities. Default: an empty in-memory store; main.ts and the local
+   * launcher pass `Backends.identities`.
+   */
+  identities?: IdentityStore;
   /**
    * accounts/{accountId} (the accounts API and the trigger's account check). Default: an empty
    * in-memory store; main.ts and the local launcher pass `Backends.accounts`.

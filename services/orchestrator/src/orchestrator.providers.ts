@@ -2,11 +2,9 @@ import type { Provider } from '@nestjs/common';
 import { flowCatalogue } from '@tda/flow-engine';
 import { BundledCandleSource } from '@tda/market-data';
 import { createMetrics } from '@tda/observability';
-import { GoogleIdTokenVerifier, type IdTokenVerifier } from '@tda/service-runtime';
-import { ORCHESTRATOR_SERVICE, type OrchestratorConfig } from './config';
+import { ORCHESTRATOR_SERVICE } from './config';
 import type { OrchestratorModuleOptions } from './orchestrator.options';
 import {
-  ADMIN_ID_TOKEN_VERIFIER,
   ARTIFACT_STORE,
   CLOCK,
   FLOW_CATALOGUE,
@@ -21,13 +19,6 @@ import {
   type Clock,
   type RandomSource,
 } from './orchestrator.tokens';
-
-function adminOidcVerifierFor(config: OrchestratorConfig): IdTokenVerifier | null {
-  const audience = config.TDA_ADMIN_OIDC_AUDIENCE;
-  const serviceAccountEmail = config.TDA_ADMIN_OIDC_SERVICE_ACCOUNT;
-  if (audience === undefined || serviceAccountEmail === undefined) return null;
-  return new GoogleIdTokenVerifier({ audience, serviceAccountEmail });
-}
 
 const systemClock: Clock = () => new Date();
 const mathRandom: RandomSource = () => Math.random();
@@ -48,11 +39,6 @@ export function collaboratorProviders(options: OrchestratorModuleOptions): Provi
     {
       provide: METRICS,
       useValue: options.metrics ?? createMetrics({ service: ORCHESTRATOR_SERVICE }),
-    },
-    {
-      provide: ADMIN_ID_TOKEN_VERIFIER,
-      // null, not undefined: Nest does not treat `useValue: undefined` as a value provider.
-      useValue: options.adminOidcVerifier ?? adminOidcVerifierFor(options.config),
     },
   ];
 }

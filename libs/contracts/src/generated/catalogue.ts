@@ -49,6 +49,7 @@ export const ERROR_CODES = [
   'CANCELLED',
   'INVALID_REQUEST',
   'UNAUTHENTICATED',
+  'FORBIDDEN',
   'NOT_FOUND',
   'INVALID_REFERENCE',
   'CONFLICT',
@@ -150,6 +151,10 @@ export const ERROR_CODE_INFO = {
   UNAUTHENTICATED: {
     retryable: false,
     httpStatus: 401,
+  },
+  FORBIDDEN: {
+    retryable: false,
+    httpStatus: 403,
   },
   NOT_FOUND: {
     retryable: false,

@@ -44,11 +44,20 @@ export type ErrorCode =
   | 'CANCELLED'
   | 'INVALID_REQUEST'
   | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVALID_REFERENCE'
   | 'CONFLICT'
   | 'QUOTA_EXCEEDED'
   | 'INTERNAL_ERROR';
+/**
+ * Who may see and act on a run, an account, a report (DESIGN.md §2); also the X-TDA-Owner header.
+ */
+export type OwnerId = string;
+/**
+ * user: acts on its own owner's data; admin: also admin routes and X-TDA-Owner.
+ */
+export type Role = 'user' | 'admin';
 /**
  * Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).
  */
@@ -143,6 +152,10 @@ export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
  * A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).
  */
 export type SymbolKey = string;
+/**
+ * A Google account's email, lower case (as verified in a Google-signed token).
+ */
+export type Email = string;
 /**
  * Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.
  */
@@ -329,6 +342,32 @@ export interface ApiError {
    * Correlation id of the request (the trace id when tracing is on), for support and log search.
    */
   requestId?: string;
+}
+/**
+ * An API token as stored in api_tokens/{sha256 hex of the token} and listed by GET /admin/tokens. The token itself is never stored; `tokenId` (tok_ + 16 hex of the hash) names it.
+ */
+export interface ApiToken {
+  tokenId: string;
+  ownerId: OwnerId;
+  role: Role;
+  name: string;
+  createdAt: Timestamp;
+  /**
+   * Subject of the principal that created it (tok_…, operator, google:<email>, iap:<email>).
+   */
+  createdBy: string;
+  expiresAt?: Timestamp;
+  revokedAt?: Timestamp;
+  lastUsedAt?: Timestamp;
+}
+/**
+ * POST /admin/tokens: a new API token for an owner and a role. The answer carries the token once.
+ */
+export interface ApiTokenRequest {
+  ownerId: OwnerId;
+  role: Role;
+  name: string;
+  expiresInDays?: number;
 }
 /**
  * steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.
@@ -1222,6 +1261,23 @@ export interface TriggerRequest {
    * Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.
    */
   deadlineSeconds?: number;
+}
+/**
+ * user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.
+ */
+export interface UserIdentity {
+  email: Email;
+  ownerId: OwnerId;
+  role: Role;
+  createdAt: Timestamp;
+  createdBy: string;
+}
+/**
+ * PUT /admin/identities/{email}: map a Google account to an owner and a role.
+ */
+export interface UserIdentityRequest {
+  ownerId: OwnerId;
+  role: Role;
 }
 /**
  * Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.

@@ -6,6 +6,8 @@ import type {
   AccountExportInputs,
   AccountSnapshot,
   ApiError,
+  ApiToken,
+  ApiTokenRequest,
   ChartExportInputs,
   ChartsManifest,
   ErrorInfo,
@@ -26,6 +28,8 @@ import type {
   StepEventMessage,
   StepReadyMessage,
   TriggerRequest,
+  UserIdentity,
+  UserIdentityRequest,
 } from './types';
 import * as compiled from './validators';
 import { runValidator, type CompiledValidator, type ValidationResult } from '../validation';
@@ -43,6 +47,10 @@ export const validate = {
     runValidator(compiled.validateAccountSnapshot as CompiledValidator, data),
   apiError: (data: unknown): ValidationResult<ApiError> =>
     runValidator(compiled.validateApiError as CompiledValidator, data),
+  apiToken: (data: unknown): ValidationResult<ApiToken> =>
+    runValidator(compiled.validateApiToken as CompiledValidator, data),
+  apiTokenRequest: (data: unknown): ValidationResult<ApiTokenRequest> =>
+    runValidator(compiled.validateApiTokenRequest as CompiledValidator, data),
   chartExportInputs: (data: unknown): ValidationResult<ChartExportInputs> =>
     runValidator(compiled.validateChartExportInputs as CompiledValidator, data),
   chartsManifest: (data: unknown): ValidationResult<ChartsManifest> =>
@@ -83,6 +91,10 @@ export const validate = {
     runValidator(compiled.validateStepReady as CompiledValidator, data),
   triggerRequest: (data: unknown): ValidationResult<TriggerRequest> =>
     runValidator(compiled.validateTriggerRequest as CompiledValidator, data),
+  userIdentity: (data: unknown): ValidationResult<UserIdentity> =>
+    runValidator(compiled.validateUserIdentity as CompiledValidator, data),
+  userIdentityRequest: (data: unknown): ValidationResult<UserIdentityRequest> =>
+    runValidator(compiled.validateUserIdentityRequest as CompiledValidator, data),
 } as const;
 
 export type ContractName = keyof typeof validate;

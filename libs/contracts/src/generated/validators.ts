@@ -1978,7 +1978,7 @@ validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateApiError = validate30;
 const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_error.schema.json","title":"ApiError","description":"The body of every non-2xx HTTP response of the TDA APIs (orchestrator admin API, POST /runs, ...). The HTTP status is ERROR_CODE_INFO[code].httpStatus (error.schema.json x-tda-codes). Written by the API's exception filter; read by clients and tests. message/details are sanitized (DESIGN.md §6).","type":"object","required":["code","message"],"properties":{"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"description":"Human-readable, sanitized explanation.","type":"string","minLength":1,"maxLength":2000},"details":{"description":"Structured diagnostics, e.g. {issues: [{path, message}]} for INVALID_REQUEST, {runId} for NOT_FOUND.","type":"object"},"retryable":{"description":"Whether repeating the same request may succeed (ERROR_CODE_INFO[code].retryable).","type":"boolean"},"requestId":{"description":"Correlation id of the request (the trace id when tracing is on), for support and log search.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
-const schema58 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
+const schema58 = {"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","FORBIDDEN","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/api_error.schema.json" */;
@@ -2036,7 +2036,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
+if(!(((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "FORBIDDEN")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
 const err4 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2158,16 +2158,557 @@ return errors === 0;
 }
 validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartExportInputs = validate32;
-const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
-const schema70 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const pattern29 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
-const schema81 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
+export const validateApiToken = validate32;
+const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_token.schema.json","title":"ApiToken","description":"An API token as stored in api_tokens/{sha256 hex of the token} and listed by GET /admin/tokens. The token itself is never stored; `tokenId` (tok_ + 16 hex of the hash) names it.","type":"object","required":["tokenId","ownerId","role","name","createdAt","createdBy"],"properties":{"tokenId":{"type":"string","pattern":"^tok_[0-9a-f]{16}$"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"name":{"type":"string","minLength":1,"maxLength":100},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"description":"Subject of the principal that created it (tok_…, operator, google:<email>, iap:<email>).","type":"string","minLength":1,"maxLength":400},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"revokedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"lastUsedAt":{"description":"Last authenticated request, recorded at most every five minutes.","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema61 = {"title":"OwnerId","description":"Who may see and act on a run, an account, a report (DESIGN.md §2); also the X-TDA-Owner header.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"};
+const schema62 = {"title":"Role","description":"user: acts on its own owner's data; admin: also admin routes and X-TDA-Owner.","type":"string","enum":["user","admin"]};
+const pattern23 = new RegExp("^tok_[0-9a-f]{16}$", "u");
+const pattern24 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$", "u");
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/api_token.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tokenId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tokenId"},message:"must have required property '"+"tokenId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.role === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.name === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.createdBy === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdBy"},message:"must have required property '"+"createdBy"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema60.properties, key0))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.tokenId !== undefined){
+let data0 = data.tokenId;
+if(typeof data0 === "string"){
+if(!pattern23.test(data0)){
+const err7 = {instancePath:instancePath+"/tokenId",schemaPath:"#/properties/tokenId/pattern",keyword:"pattern",params:{pattern: "^tok_[0-9a-f]{16}$"},message:"must match pattern \""+"^tok_[0-9a-f]{16}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/tokenId",schemaPath:"#/properties/tokenId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data1 = data.ownerId;
+if(typeof data1 === "string"){
+if(!pattern24.test(data1)){
+const err9 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.role !== undefined){
+let data2 = data.role;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((data2 === "user") || (data2 === "admin"))){
+const err12 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data3 = data.name;
+if(typeof data3 === "string"){
+if(data3.length > 100){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data3.length < 1){
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data4 = data.createdAt;
+if(typeof data4 === "string"){
+if(!pattern8.test(data4)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.createdBy !== undefined){
+let data5 = data.createdBy;
+if(typeof data5 === "string"){
+if(data5.length > 400){
+const err18 = {instancePath:instancePath+"/createdBy",schemaPath:"#/properties/createdBy/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data5.length < 1){
+const err19 = {instancePath:instancePath+"/createdBy",schemaPath:"#/properties/createdBy/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/createdBy",schemaPath:"#/properties/createdBy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.expiresAt !== undefined){
+let data6 = data.expiresAt;
+if(typeof data6 === "string"){
+if(!pattern8.test(data6)){
+const err21 = {instancePath:instancePath+"/expiresAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/expiresAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.revokedAt !== undefined){
+let data7 = data.revokedAt;
+if(typeof data7 === "string"){
+if(!pattern8.test(data7)){
+const err23 = {instancePath:instancePath+"/revokedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/revokedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.lastUsedAt !== undefined){
+let data8 = data.lastUsedAt;
+if(typeof data8 === "string"){
+if(!pattern8.test(data8)){
+const err25 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/lastUsedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateApiTokenRequest = validate33;
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/api_token_request.schema.json","title":"ApiTokenRequest","description":"POST /admin/tokens: a new API token for an owner and a role. The answer carries the token once.","type":"object","required":["ownerId","role","name"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"name":{"type":"string","minLength":1,"maxLength":100},"expiresInDays":{"type":"integer","minimum":1,"maximum":3650}},"additionalProperties":false};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/api_token_request.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ownerId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.role === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "ownerId") || (key0 === "role")) || (key0 === "name")) || (key0 === "expiresInDays"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data0 = data.ownerId;
+if(typeof data0 === "string"){
+if(!pattern24.test(data0)){
+const err4 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.role !== undefined){
+let data1 = data.role;
+if(typeof data1 !== "string"){
+const err6 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!((data1 === "user") || (data1 === "admin"))){
+const err7 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(data2.length > 100){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data2.length < 1){
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.expiresInDays !== undefined){
+let data3 = data.expiresInDays;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err11 = {instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 3650 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650},message:"must be <= 3650"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/expiresInDays",schemaPath:"#/properties/expiresInDays/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateChartExportInputs = validate34;
+const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
+const schema80 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const pattern36 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
+const schema91 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2210,7 +2751,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern36.test(data0)){
 const err3 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2291,17 +2832,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/chart_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2442,7 +2983,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern29.test(data1)){
+if(!pattern36.test(data1)){
 const err9 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -2524,8 +3065,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate40(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate42(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -2552,23 +3093,23 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartsManifest = validate33;
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the charts describe: the OHLCV export's asOf (the run's scope.asOf). Absent only in manifests written before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
-const schema68 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
-const pattern28 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
-const schema69 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
-const schema71 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
-const pattern30 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+export const validateChartsManifest = validate35;
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the charts describe: the OHLCV export's asOf (the run's scope.asOf). Absent only in manifests written before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
+const schema78 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
+const pattern35 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
+const schema79 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
+const schema81 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
+const pattern37 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2621,7 +3162,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern36.test(data0)){
 const err4 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2656,7 +3197,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern30.test(data1)){
+if(!pattern37.test(data1)){
 const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -2702,19 +3243,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema72 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
-const schema76 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
-const pattern34 = new RegExp("^[a-f0-9]{64}$", "u");
+const schema82 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
+const schema86 = {"title":"Sha256","type":"string","pattern":"^[a-f0-9]{64}$"};
+const pattern41 = new RegExp("^[a-f0-9]{64}$", "u");
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2803,7 +3344,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema72.properties, key0))){
+if(!(func1.call(schema82.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2827,7 +3368,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern36.test(data0)){
 const err10 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -2862,7 +3403,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern30.test(data1)){
+if(!pattern37.test(data1)){
 const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -2887,7 +3428,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data2 = data.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern28.test(data2)){
+if(!pattern35.test(data2)){
 const err15 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -3030,7 +3571,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data7 = data.sha256;
 if(typeof data7 === "string"){
-if(!pattern34.test(data7)){
+if(!pattern41.test(data7)){
 const err27 = {instancePath:instancePath+"/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -3098,17 +3639,17 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema77 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
+const schema87 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3171,7 +3712,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern36.test(data0)){
 const err5 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -3205,7 +3746,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!((((((((((((((((((((((((data1 === "FLOW_RUN_INVALID") || (data1 === "INVALID_STEP_INPUTS")) || (data1 === "STEP_CLAIM_CONFLICT")) || (data1 === "STEP_FINALIZE_CONFLICT")) || (data1 === "LLM_PROFILE_INVALID")) || (data1 === "INVALID_STRUCTURED_OUTPUT")) || (data1 === "LLM_SAFETY_BLOCK")) || (data1 === "LLM_TIMEOUT")) || (data1 === "LLM_UNAVAILABLE")) || (data1 === "MARKET_DATA_UNAVAILABLE")) || (data1 === "GCS_WRITE_FAILED")) || (data1 === "UPSTREAM_UNAVAILABLE")) || (data1 === "STEP_TIMEOUT")) || (data1 === "RUN_TIMEOUT")) || (data1 === "LEASE_EXPIRED")) || (data1 === "RETRIES_EXHAUSTED")) || (data1 === "CANCELLED")) || (data1 === "INVALID_REQUEST")) || (data1 === "UNAUTHENTICATED")) || (data1 === "NOT_FOUND")) || (data1 === "INVALID_REFERENCE")) || (data1 === "CONFLICT")) || (data1 === "QUOTA_EXCEEDED")) || (data1 === "INTERNAL_ERROR"))){
+if(!(((((((((((((((((((((((((data1 === "FLOW_RUN_INVALID") || (data1 === "INVALID_STEP_INPUTS")) || (data1 === "STEP_CLAIM_CONFLICT")) || (data1 === "STEP_FINALIZE_CONFLICT")) || (data1 === "LLM_PROFILE_INVALID")) || (data1 === "INVALID_STRUCTURED_OUTPUT")) || (data1 === "LLM_SAFETY_BLOCK")) || (data1 === "LLM_TIMEOUT")) || (data1 === "LLM_UNAVAILABLE")) || (data1 === "MARKET_DATA_UNAVAILABLE")) || (data1 === "GCS_WRITE_FAILED")) || (data1 === "UPSTREAM_UNAVAILABLE")) || (data1 === "STEP_TIMEOUT")) || (data1 === "RUN_TIMEOUT")) || (data1 === "LEASE_EXPIRED")) || (data1 === "RETRIES_EXHAUSTED")) || (data1 === "CANCELLED")) || (data1 === "INVALID_REQUEST")) || (data1 === "UNAUTHENTICATED")) || (data1 === "FORBIDDEN")) || (data1 === "NOT_FOUND")) || (data1 === "INVALID_REFERENCE")) || (data1 === "CONFLICT")) || (data1 === "QUOTA_EXCEEDED")) || (data1 === "INTERNAL_ERROR"))){
 const err8 = {instancePath:instancePath+"/code",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3262,17 +3803,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/charts_manifest.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3371,7 +3912,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema62.properties, key0))){
+if(!(func1.call(schema72.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -3553,7 +4094,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data6 = data.ohlcvGcsUri;
 if(typeof data6 === "string"){
-if(!pattern28.test(data6)){
+if(!pattern35.test(data6)){
 const err24 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -3615,8 +4156,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate34(data8[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate36(data8[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
@@ -3637,8 +4178,8 @@ let data10 = data.items;
 if(Array.isArray(data10)){
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate36(data10[i1], {instancePath:instancePath+"/items/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if(!(validate38(data10[i1], {instancePath:instancePath+"/items/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
 errors = vErrors.length;
 }
 }
@@ -3659,8 +4200,8 @@ let data12 = data.failures;
 if(Array.isArray(data12)){
 const len2 = data12.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate38(data12[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data12,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate40(data12[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data12,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
@@ -3689,7 +4230,7 @@ vErrors.push(err32);
 errors++;
 }
 if(!((data14 === "SUCCEEDED") || (data14 === "FAILED"))){
-const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema62.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema72.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3710,13 +4251,13 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateError = validate31;
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","FORBIDDEN","NOT_FOUND","INVALID_REFERENCE","CONFLICT","QUOTA_EXCEEDED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"FORBIDDEN":{"retryable":false,"httpStatus":403},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/error.schema.json" */;
@@ -3784,7 +4325,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
+if(!(((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "FORBIDDEN")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "INTERNAL_ERROR"))){
 const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3871,18 +4412,18 @@ return errors === 0;
 }
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFlowRun = validate42;
-const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
-const schema85 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const schema86 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
-const schema91 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
-const schema92 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
+export const validateFlowRun = validate44;
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
+const schema95 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const schema96 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
+const schema101 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
+const schema102 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
 const func0 = __tdaEqual;
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4055,17 +4596,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema99 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+const schema109 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4399,21 +4940,21 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema102 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
-const schema121 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
-const schema122 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
-const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
+const schema112 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
+const schema131 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
+const schema132 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
+const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4515,20 +5056,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema106 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["llm"],"anyOf":[{"description":"A report of one timeframe: its OHLCV export and charts.","required":["ohlcvStepId","chartsManifestStepId"],"properties":{"ohlcvStepId":true,"chartsManifestStepId":true}},{"description":"An aggregated report (flow 3): existing reports, resolved at trigger.","required":["reportRefs"],"properties":{"reportRefs":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"reportRefs":{"description":"Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/ReportRef"}},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}},"$defs":{"ReportRef":{"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema110 = {"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema111 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
-const pattern55 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
+const schema116 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["llm"],"anyOf":[{"description":"A report of one timeframe: its OHLCV export and charts.","required":["ohlcvStepId","chartsManifestStepId"],"properties":{"ohlcvStepId":true,"chartsManifestStepId":true}},{"description":"An aggregated report (flow 3): existing reports, resolved at trigger.","required":["reportRefs"],"properties":{"reportRefs":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"reportRefs":{"description":"Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/ReportRef"}},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}},"$defs":{"ReportRef":{"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema120 = {"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema121 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
+const pattern62 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4601,7 +5142,7 @@ errors++;
 if(data.reportId !== undefined){
 let data0 = data.reportId;
 if(typeof data0 === "string"){
-if(!pattern55.test(data0)){
+if(!pattern62.test(data0)){
 const err6 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -4626,7 +5167,7 @@ errors++;
 if(data.gcsUri !== undefined){
 let data1 = data.gcsUri;
 if(typeof data1 === "string"){
-if(!pattern28.test(data1)){
+if(!pattern35.test(data1)){
 const err8 = {instancePath:instancePath+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -4777,17 +5318,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5063,8 +5604,8 @@ errors++;
 }
 const len1 = data4.length;
 for(let i2=0; i2<len1; i2++){
-if(!(validate52(data4[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate54(data4[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -5174,19 +5715,19 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate53.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate51.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate53.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema117 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+const schema127 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5479,21 +6020,21 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema125 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
-const schema129 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
-const pattern67 = new RegExp("^rec_[a-z0-9]{24}$", "u");
-const schema131 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
-const schema132 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+const schema135 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
+const schema139 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
+const pattern74 = new RegExp("^rec_[a-z0-9]{24}$", "u");
+const schema141 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
+const schema142 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5587,16 +6128,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5605,8 +6146,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.timing !== undefined){
-if(!(validate60(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate62(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -5626,7 +6167,7 @@ errors++;
 if(data1.gcs_uri !== undefined){
 let data2 = data1.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern28.test(data2)){
+if(!pattern35.test(data2)){
 const err1 = {instancePath:instancePath+"/artifact/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -5663,7 +6204,7 @@ errors++;
 if(data1.sha256 !== undefined){
 let data4 = data1.sha256;
 if(typeof data4 === "string"){
-if(!pattern34.test(data4)){
+if(!pattern41.test(data4)){
 const err4 = {instancePath:instancePath+"/artifact/sha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -5770,16 +6311,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5790,7 +6331,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.gcs_uri !== undefined){
 let data0 = data.gcs_uri;
 if(typeof data0 === "string"){
-if(!pattern28.test(data0)){
+if(!pattern35.test(data0)){
 const err0 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -5815,7 +6356,7 @@ errors++;
 if(data.outputsManifestGcsUri !== undefined){
 let data1 = data.outputsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern28.test(data1)){
+if(!pattern35.test(data1)){
 const err2 = {instancePath:instancePath+"/outputsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -5840,7 +6381,7 @@ errors++;
 if(data.reportId !== undefined){
 let data2 = data.reportId;
 if(typeof data2 === "string"){
-if(!pattern55.test(data2)){
+if(!pattern62.test(data2)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -5865,7 +6406,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data3 = data.recommendationId;
 if(typeof data3 === "string"){
-if(!pattern67.test(data3)){
+if(!pattern74.test(data3)){
 const err6 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -5925,8 +6466,8 @@ errors++;
 }
 }
 if(data.execution !== undefined){
-if(!(validate59(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate61(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 }
@@ -5941,17 +6482,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema140 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema150 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6050,17 +6591,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema142 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema152 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6209,16 +6750,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6269,8 +6810,8 @@ if(_valid0){
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate48(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate50(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
@@ -6337,8 +6878,8 @@ if(_valid1){
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate32(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate34(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
@@ -6414,8 +6955,8 @@ if(_valid2){
 const _errs17 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate51(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+if(!(validate53(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
@@ -6568,8 +7109,8 @@ if(_valid4){
 const _errs29 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate56(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate58(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -6703,7 +7244,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((((((((data10 === "OHLCV_EXPORT") || (data10 === "CHART_EXPORT")) || (data10 === "LLM_REPORT")) || (data10 === "LLM_RECOMMENDATION")) || (data10 === "ACCOUNT_EXPORT")) || (data10 === "INDICATORS_ON_DEMAND")) || (data10 === "NEWS_EXPORT")) || (data10 === "BACKTEST"))){
-const err23 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6726,7 +7267,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!(((((((data11 === "PENDING") || (data11 === "READY")) || (data11 === "RUNNING")) || (data11 === "SUCCEEDED")) || (data11 === "FAILED")) || (data11 === "SKIPPED")) || (data11 === "CANCELLED"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema122.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema132.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -6844,8 +7385,8 @@ errors++;
 }
 }
 if(data.outputs !== undefined){
-if(!(validate58(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate60(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
@@ -6956,14 +7497,14 @@ errors++;
 }
 }
 if(data.lease !== undefined){
-if(!(validate65(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate67(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
 if(data.progress !== undefined){
-if(!(validate67(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate69(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 }
@@ -7038,18 +7579,18 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate49.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate47.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate49.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_run.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7230,7 +7771,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern29.test(data2)){
+if(!pattern36.test(data2)){
 const err16 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -7265,7 +7806,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7411,7 +7952,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((((data9 === "SCHEDULER") || (data9 === "USER")) || (data9 === "SYSTEM")) || (data9 === "DEBUG_HTTP"))){
-const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema91.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -7469,8 +8010,8 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate43(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate45(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
@@ -7595,8 +8136,8 @@ errors++;
 }
 }
 if(data.progress !== undefined){
-if(!(validate45(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate47(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 }
@@ -7660,8 +8201,8 @@ errors++;
 }
 }
 for(const key1 in data17){
-if(!(validate47(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate49(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
 }
@@ -7694,23 +8235,23 @@ vErrors.push(err52);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmProfile = validate71;
-const schema145 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
-const schema148 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
-const pattern79 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
-const pattern80 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
-const schema146 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const pattern81 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
+export const validateLlmProfile = validate73;
+const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
+const schema158 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
+const pattern86 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
+const pattern87 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
+const schema156 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const pattern88 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7753,7 +8294,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern81.test(data0)){
+if(!pattern88.test(data0)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -7778,7 +8319,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data1 = data.schemaSha256;
 if(typeof data1 === "string"){
-if(!pattern34.test(data1)){
+if(!pattern41.test(data1)){
 const err5 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -7811,17 +8352,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_profile.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7840,7 +8381,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema145.properties, key0))){
+if(!(func1.call(schema155.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7864,7 +8405,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern79.test(data0)){
+if(!pattern86.test(data0)){
 const err3 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -8105,7 +8646,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern80.test(data8)){
+if(!pattern87.test(data8)){
 const err23 = {instancePath:instancePath+"/responseMimeType",schemaPath:"#/properties/responseMimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[a-z0-9.+\\-]+$"},message:"must match pattern \""+"^[a-z]+/[a-z0-9.+\\-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -8128,8 +8669,8 @@ errors++;
 }
 }
 if(data.structuredOutput !== undefined){
-if(!(validate72(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -8199,7 +8740,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data14 === "minimal") || (data14 === "low")) || (data14 === "medium")) || (data14 === "high"))){
-const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema148.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema158.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8295,20 +8836,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmPrompt = validate74;
-const schema149 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
-const schema150 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
+export const validateLlmPrompt = validate76;
+const schema159 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
+const schema160 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_prompt.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8359,7 +8900,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern81.test(data0)){
+if(!pattern88.test(data0)){
 const err4 = {instancePath:instancePath+"/promptId",schemaPath:"#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8562,19 +9103,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendation = validate75;
-const schema153 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
+export const validateLlmRecommendation = validate77;
+const schema163 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8643,7 +9184,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema153.properties, key0))){
+if(!(func1.call(schema163.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -8667,7 +9208,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data0 === "BUY") || (data0 === "SELL")) || (data0 === "HOLD")) || (data0 === "REDUCE"))){
-const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema153.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema163.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9241,7 +9782,7 @@ errors++;
 if(data17.reportId !== undefined){
 let data18 = data17.reportId;
 if(typeof data18 === "string"){
-if(!pattern55.test(data18)){
+if(!pattern62.test(data18)){
 const err56 = {instancePath:instancePath+"/rationale/citations/" + i1+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
@@ -9416,24 +9957,24 @@ vErrors.push(err70);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationFile = validate76;
-const schema155 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema156 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema161 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
-const pattern93 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
-const schema197 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const schema198 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
-const pattern118 = new RegExp("^[A-Z][A-Z_]*$", "u");
+export const validateLlmRecommendationFile = validate78;
+const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema166 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema171 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+const pattern100 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+const schema207 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const schema208 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
+const pattern125 = new RegExp("^[A-Z][A-Z_]*$", "u");
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9486,7 +10027,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern118.test(data0)){
+if(!pattern125.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -9780,7 +10321,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data10 = data.schemaSha256;
 if(typeof data10 === "string"){
-if(!pattern34.test(data10)){
+if(!pattern41.test(data10)){
 const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -9813,16 +10354,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9951,7 +10492,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema156.properties, key0))){
+if(!(func1.call(schema166.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -10180,7 +10721,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data7 === "account") || (data7 === "default"))){
-const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema161.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema171.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10275,7 +10816,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data10 = data.recommendationId;
 if(typeof data10 === "string"){
-if(!pattern67.test(data10)){
+if(!pattern74.test(data10)){
 const err39 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -10310,7 +10851,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!pattern81.test(data11)){
+if(!pattern88.test(data11)){
 const err42 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -10335,7 +10876,7 @@ errors++;
 if(data.schemaId !== undefined){
 let data12 = data.schemaId;
 if(typeof data12 === "string"){
-if(!pattern93.test(data12)){
+if(!pattern100.test(data12)){
 const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -10405,7 +10946,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "gemini") || (data14 === "vertex")) || (data14 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema156.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema166.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -10453,7 +10994,7 @@ errors++;
 if(data15.ohlcvGcsUri !== undefined){
 let data16 = data15.ohlcvGcsUri;
 if(typeof data16 === "string"){
-if(!pattern28.test(data16)){
+if(!pattern35.test(data16)){
 const err54 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -10537,7 +11078,7 @@ errors++;
 if(data18.reportId !== undefined){
 let data19 = data18.reportId;
 if(typeof data19 === "string"){
-if(!pattern55.test(data19)){
+if(!pattern62.test(data19)){
 const err61 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
@@ -10620,7 +11161,7 @@ errors++;
 if(data18.gcsUri !== undefined){
 let data22 = data18.gcsUri;
 if(typeof data22 === "string"){
-if(!pattern28.test(data22)){
+if(!pattern35.test(data22)){
 const err68 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err68];
@@ -10669,7 +11210,7 @@ errors++;
 if(data15.accountGcsUri !== undefined){
 let data23 = data15.accountGcsUri;
 if(typeof data23 === "string"){
-if(!pattern28.test(data23)){
+if(!pattern35.test(data23)){
 const err72 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
@@ -10729,8 +11270,8 @@ errors++;
 }
 }
 if(data.llm !== undefined){
-if(!(validate88(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate90(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 }
@@ -10770,17 +11311,17 @@ vErrors.push(err79);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10821,14 +11362,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate77(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate79(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 }
 if(data.output !== undefined){
-if(!(validate75(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate77(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 }
@@ -10843,26 +11384,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationInputs = validate56;
+export const validateLlmRecommendationInputs = validate58;
 
-export const validateLlmReportFile = validate78;
-const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false},"LlmReportInputRef":{"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}}}};
-const schema201 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}};
-const schema172 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema180 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100};
-const pattern105 = new RegExp("^llm_(aggregate_)?report_output_v[1-9][0-9]*$", "u");
-const schema187 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false};
-const schema192 = {"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+export const validateLlmReportFile = validate80;
+const schema181 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false},"LlmReportInputRef":{"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}}}};
+const schema211 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}};
+const schema182 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema190 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100};
+const pattern112 = new RegExp("^llm_(aggregate_)?report_output_v[1-9][0-9]*$", "u");
+const schema197 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false};
+const schema202 = {"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10915,7 +11456,7 @@ errors++;
 if(data.reportId !== undefined){
 let data0 = data.reportId;
 if(typeof data0 === "string"){
-if(!pattern55.test(data0)){
+if(!pattern62.test(data0)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -10940,7 +11481,7 @@ errors++;
 if(data.gcsUri !== undefined){
 let data1 = data.gcsUri;
 if(typeof data1 === "string"){
-if(!pattern28.test(data1)){
+if(!pattern35.test(data1)){
 const err6 = {instancePath:instancePath+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -11021,16 +11562,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11053,7 +11594,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data0 = data.ohlcvGcsUri;
 if(typeof data0 === "string"){
-if(!pattern28.test(data0)){
+if(!pattern35.test(data0)){
 const err1 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -11078,7 +11619,7 @@ errors++;
 if(data.chartsManifestGcsUri !== undefined){
 let data1 = data.chartsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern28.test(data1)){
+if(!pattern35.test(data1)){
 const err3 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -11107,7 +11648,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern28.test(data3)){
+if(!pattern35.test(data3)){
 const err5 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -11148,7 +11689,7 @@ const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
+if(!pattern35.test(data5)){
 const err8 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -11207,8 +11748,8 @@ errors++;
 }
 const len2 = data6.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate82(data6[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data6,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data6[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data6,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 }
@@ -11235,16 +11776,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11297,7 +11838,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern118.test(data0)){
+if(!pattern125.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -11591,7 +12132,7 @@ errors++;
 if(data.schemaSha256 !== undefined){
 let data10 = data.schemaSha256;
 if(typeof data10 === "string"){
-if(!pattern34.test(data10)){
+if(!pattern41.test(data10)){
 const err28 = {instancePath:instancePath+"/schemaSha256",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -11624,16 +12165,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11742,7 +12283,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema172.properties, key0))){
+if(!(func1.call(schema182.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -11934,7 +12475,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern81.test(data6)){
+if(!pattern88.test(data6)){
 const err26 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -11969,7 +12510,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern105.test(data7)){
+if(!pattern112.test(data7)){
 const err29 = {instancePath:instancePath+"/schemaId",schemaPath:"llm_schema.schema.json#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_(aggregate_)?report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_(aggregate_)?report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -12039,7 +12580,7 @@ vErrors.push(err34);
 errors++;
 }
 if(!(((data9 === "gemini") || (data9 === "vertex")) || (data9 === "offline"))){
-const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema172.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema182.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -12050,14 +12591,14 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-if(!(validate81(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate83(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 }
 if(data.llm !== undefined){
-if(!(validate85(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate87(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 }
@@ -12097,17 +12638,17 @@ vErrors.push(err38);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12148,8 +12689,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate79(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate81(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 }
@@ -12262,24 +12803,24 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportInputs = validate51;
+export const validateLlmReportInputs = validate53;
 
-export const validateLlmSchema = validate80;
-const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
-const schema181 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
-const schema182 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
-const schema183 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
+export const validateLlmSchema = validate82;
+const schema189 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
+const schema191 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
+const schema192 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
+const schema193 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_schema.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12342,7 +12883,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern105.test(data1)){
+if(!pattern112.test(data1)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_(aggregate_)?report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_(aggregate_)?report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -12840,7 +13381,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern93.test(data18)){
+if(!pattern100.test(data18)){
 const err38 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmRecommendationSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -12943,7 +13484,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern81.test(data19)){
+if(!pattern88.test(data19)){
 const err45 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -12978,7 +13519,7 @@ vErrors.push(err47);
 errors++;
 }
 if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
-const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema183.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema193.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -13087,21 +13628,21 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate82.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate80.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate82.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateOhlcvExport = validate92;
-const schema206 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema212 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern128 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+export const validateOhlcvExport = validate94;
+const schema216 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema222 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern135 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13268,7 +13809,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema212.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema222.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13291,7 +13832,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern128.test(data3)){
+if(!pattern135.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -13419,7 +13960,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema212.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema222.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -13440,18 +13981,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate95.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate93.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate95.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema214 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema224 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13552,17 +14093,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema217 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema227 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13815,17 +14356,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13944,7 +14485,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema206.properties, key0))){
+if(!(func1.call(schema216.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -14124,14 +14665,14 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate93(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate95(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
 if(data.range !== undefined){
-if(!(validate95(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate97(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
@@ -14150,8 +14691,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate97(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate99(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
 }
@@ -14205,7 +14746,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data11 === "dropped") || (data11 === "marked"))){
-const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema206.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema216.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -14226,23 +14767,23 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOhlcvExportInputs = validate48;
+export const validateOhlcvExportInputs = validate50;
 
-export const validateRecommendationIndex = validate99;
-const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
-const schema231 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
-const pattern143 = new RegExp("^[A-Z0-9]{2,40}$", "u");
+export const validateRecommendationIndex = validate101;
+const schema229 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
+const schema241 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
+const pattern150 = new RegExp("^[A-Z0-9]{2,40}$", "u");
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/recommendation_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14448,7 +14989,7 @@ errors++;
 if(data.recoId !== undefined){
 let data1 = data.recoId;
 if(typeof data1 === "string"){
-if(!pattern67.test(data1)){
+if(!pattern74.test(data1)){
 const err19 = {instancePath:instancePath+"/recoId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -14588,7 +15129,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(!pattern29.test(data5)){
+if(!pattern36.test(data5)){
 const err31 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err31];
@@ -14638,7 +15179,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern143.test(data7)){
+if(!pattern150.test(data7)){
 const err35 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -14723,7 +15264,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((data10 === "BUY") || (data10 === "SELL")) || (data10 === "HOLD")) || (data10 === "REDUCE"))){
-const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema219.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema229.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -14816,7 +15357,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data13 === "gemini") || (data13 === "vertex")) || (data13 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema219.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema229.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -14878,7 +15419,7 @@ const len0 = data15.length;
 for(let i0=0; i0<len0; i0++){
 let data16 = data15[i0];
 if(typeof data16 === "string"){
-if(!pattern55.test(data16)){
+if(!pattern62.test(data16)){
 const err55 = {instancePath:instancePath+"/reportIds/" + i0,schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err55];
@@ -14940,7 +15481,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data18 = data.gcs_uri;
 if(typeof data18 === "string"){
-if(!pattern28.test(data18)){
+if(!pattern35.test(data18)){
 const err60 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -14973,19 +15514,19 @@ vErrors.push(err62);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateReportIndex = validate100;
-const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
+export const validateReportIndex = validate102;
+const schema235 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/report_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15171,7 +15712,7 @@ errors++;
 if(data.reportId !== undefined){
 let data1 = data.reportId;
 if(typeof data1 === "string"){
-if(!pattern55.test(data1)){
+if(!pattern62.test(data1)){
 const err17 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -15311,7 +15852,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern29.test(data5)){
+if(!pattern36.test(data5)){
 const err29 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -15361,7 +15902,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern143.test(data7)){
+if(!pattern150.test(data7)){
 const err33 = {instancePath:instancePath+"/symbolKey",schemaPath:"#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -15444,7 +15985,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!(((data10 === "gemini") || (data10 === "vertex")) || (data10 === "offline"))){
-const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema225.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema235.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -15492,7 +16033,7 @@ errors++;
 if(data.promptId !== undefined){
 let data12 = data.promptId;
 if(typeof data12 === "string"){
-if(!pattern81.test(data12)){
+if(!pattern88.test(data12)){
 const err44 = {instancePath:instancePath+"/promptId",schemaPath:"#/properties/promptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -15562,7 +16103,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "bullish") || (data14 === "bearish")) || (data14 === "sideways"))){
-const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema225.properties.bias.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema235.properties.bias.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -15635,7 +16176,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data17 = data.gcs_uri;
 if(typeof data17 === "string"){
-if(!pattern28.test(data17)){
+if(!pattern35.test(data17)){
 const err56 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
@@ -15668,19 +16209,19 @@ vErrors.push(err58);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunStatusSummary = validate101;
-const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
+export const validateRunStatusSummary = validate103;
+const schema252 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/run_status_summary.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15799,7 +16340,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema242.properties, key0))){
+if(!(func1.call(schema252.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -15858,7 +16399,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern29.test(data1)){
+if(!pattern36.test(data1)){
 const err16 = {instancePath:instancePath+"/flow_key",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -15893,7 +16434,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "completed")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema242.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema252.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -15916,7 +16457,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err21 = {instancePath:instancePath+"/run_status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/run_status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema96.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -15939,7 +16480,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((((data4 === "scheduler") || (data4 === "user")) || (data4 === "system")) || (data4 === "debug_http"))){
-const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema242.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema252.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -16276,19 +16817,19 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepEvent = validate102;
-const schema249 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateStepEvent = validate104;
+const schema259 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16451,7 +16992,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -16474,7 +17015,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((((data3 === "PENDING") || (data3 === "READY")) || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "SKIPPED")) || (data3 === "CANCELLED"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema122.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema132.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -16546,7 +17087,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!((((((((((((((((((((((((data6 === "FLOW_RUN_INVALID") || (data6 === "INVALID_STEP_INPUTS")) || (data6 === "STEP_CLAIM_CONFLICT")) || (data6 === "STEP_FINALIZE_CONFLICT")) || (data6 === "LLM_PROFILE_INVALID")) || (data6 === "INVALID_STRUCTURED_OUTPUT")) || (data6 === "LLM_SAFETY_BLOCK")) || (data6 === "LLM_TIMEOUT")) || (data6 === "LLM_UNAVAILABLE")) || (data6 === "MARKET_DATA_UNAVAILABLE")) || (data6 === "GCS_WRITE_FAILED")) || (data6 === "UPSTREAM_UNAVAILABLE")) || (data6 === "STEP_TIMEOUT")) || (data6 === "RUN_TIMEOUT")) || (data6 === "LEASE_EXPIRED")) || (data6 === "RETRIES_EXHAUSTED")) || (data6 === "CANCELLED")) || (data6 === "INVALID_REQUEST")) || (data6 === "UNAUTHENTICATED")) || (data6 === "NOT_FOUND")) || (data6 === "INVALID_REFERENCE")) || (data6 === "CONFLICT")) || (data6 === "QUOTA_EXCEEDED")) || (data6 === "INTERNAL_ERROR"))){
+if(!(((((((((((((((((((((((((data6 === "FLOW_RUN_INVALID") || (data6 === "INVALID_STEP_INPUTS")) || (data6 === "STEP_CLAIM_CONFLICT")) || (data6 === "STEP_FINALIZE_CONFLICT")) || (data6 === "LLM_PROFILE_INVALID")) || (data6 === "INVALID_STRUCTURED_OUTPUT")) || (data6 === "LLM_SAFETY_BLOCK")) || (data6 === "LLM_TIMEOUT")) || (data6 === "LLM_UNAVAILABLE")) || (data6 === "MARKET_DATA_UNAVAILABLE")) || (data6 === "GCS_WRITE_FAILED")) || (data6 === "UPSTREAM_UNAVAILABLE")) || (data6 === "STEP_TIMEOUT")) || (data6 === "RUN_TIMEOUT")) || (data6 === "LEASE_EXPIRED")) || (data6 === "RETRIES_EXHAUSTED")) || (data6 === "CANCELLED")) || (data6 === "INVALID_REQUEST")) || (data6 === "UNAUTHENTICATED")) || (data6 === "FORBIDDEN")) || (data6 === "NOT_FOUND")) || (data6 === "INVALID_REFERENCE")) || (data6 === "CONFLICT")) || (data6 === "QUOTA_EXCEEDED")) || (data6 === "INTERNAL_ERROR"))){
 const err22 = {instancePath:instancePath+"/errorCode",schemaPath:"error.schema.json#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
@@ -16568,19 +17109,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate103;
-const schema256 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate105;
+const schema266 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16733,7 +17274,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -16806,7 +17347,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema256.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema266.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -16827,19 +17368,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate104;
-const schema261 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern169 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate106;
+const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern176 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17012,17 +17553,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17075,7 +17616,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern29.test(data0)){
+if(!pattern36.test(data0)){
 const err4 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -17098,15 +17639,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate105(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate107(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern169.test(data2)){
+if(!pattern176.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -17164,7 +17705,7 @@ vErrors.push(err10);
 errors++;
 }
 if(!((((data4 === "SCHEDULER") || (data4 === "USER")) || (data4 === "SYSTEM")) || (data4 === "DEBUG_HTTP"))){
-const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema91.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -17267,8 +17808,357 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUserIdentity = validate109;
+const schema279 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
+const schema280 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
+const pattern177 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
+
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/user_identity.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate109.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.email === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.role === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.createdBy === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdBy"},message:"must have required property '"+"createdBy"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "email") || (key0 === "ownerId")) || (key0 === "role")) || (key0 === "createdAt")) || (key0 === "createdBy"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data0 = data.email;
+if(typeof data0 === "string"){
+if(data0.length > 320){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"common.schema.json#/$defs/Email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern177.test(data0)){
+const err7 = {instancePath:instancePath+"/email",schemaPath:"common.schema.json#/$defs/Email/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9._%+'-]+@[a-z0-9.-]+$"},message:"must match pattern \""+"^[a-z0-9._%+'-]+@[a-z0-9.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/email",schemaPath:"common.schema.json#/$defs/Email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data1 = data.ownerId;
+if(typeof data1 === "string"){
+if(!pattern24.test(data1)){
+const err9 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.role !== undefined){
+let data2 = data.role;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((data2 === "user") || (data2 === "admin"))){
+const err12 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!pattern8.test(data3)){
+const err13 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.createdBy !== undefined){
+let data4 = data.createdBy;
+if(typeof data4 === "string"){
+if(data4.length > 400){
+const err15 = {instancePath:instancePath+"/createdBy",schemaPath:"#/properties/createdBy/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data4.length < 1){
+const err16 = {instancePath:instancePath+"/createdBy",schemaPath:"#/properties/createdBy/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/createdBy",schemaPath:"#/properties/createdBy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUserIdentityRequest = validate110;
+const schema284 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
+
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/user_identity_request.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate110.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ownerId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.role === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"},message:"must have required property '"+"role"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "ownerId") || (key0 === "role"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data0 = data.ownerId;
+if(typeof data0 === "string"){
+if(!pattern24.test(data0)){
+const err3 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.role !== undefined){
+let data1 = data.role;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!((data1 === "user") || (data1 === "admin"))){
+const err6 = {instancePath:instancePath+"/role",schemaPath:"common.schema.json#/$defs/Role/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate110.errors = vErrors;
+return errors === 0;
+}
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -10,6 +10,8 @@ export interface OidcTestIssuerOptions {
   /** Defaults of every token. */
   audience?: string;
   serviceAccountEmail?: string;
+  /** RS256 (Google ID tokens, the default) or ES256 (Identity-Aware Proxy's signed header). */
+  algorithm?: 'RS256' | 'ES256';
 }
 
 function base64url(value: Buffer | string): string {
@@ -25,6 +27,7 @@ export class OidcTestIssuer {
   readonly kid: string;
   readonly audience: string;
   readonly serviceAccountEmail: string;
+  readonly algorithm: 'RS256' | 'ES256';
   private readonly privateKey: KeyObject;
   private readonly publicKeyPem: string;
 
@@ -33,7 +36,11 @@ export class OidcTestIssuer {
     this.audience = options.audience ?? 'tda-worker-test';
     this.serviceAccountEmail =
       options.serviceAccountEmail ?? 'tda-pubsub-push@tda-test.iam.gserviceaccount.com';
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    this.algorithm = options.algorithm ?? 'RS256';
+    const { privateKey, publicKey } =
+      this.algorithm === 'ES256'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('rsa', { modulusLength: 2048 });
     this.privateKey = privateKey;
     this.publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   }
@@ -74,12 +81,17 @@ export class OidcTestIssuer {
     for (const [key, value] of Object.entries(payload)) {
       if (value === undefined) delete payload[key];
     }
-    const header = { alg: 'RS256', typ: 'JWT', kid: this.kid, ...options.header };
+    const header = { alg: this.algorithm, typ: 'JWT', kid: this.kid, ...options.header };
     const signed = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
     const signer = createSign('RSA-SHA256');
     signer.update(signed);
     const key = (options.signWith ?? this).privateKey;
-    return `${signed}.${base64url(signer.sign(key))}`;
+    // JWS carries an ECDSA signature as r || s (IEEE P1363), not DER.
+    const signature =
+      this.algorithm === 'ES256'
+        ? signer.sign({ key, dsaEncoding: 'ieee-p1363' })
+        : signer.sign(key);
+    return `${signed}.${base64url(signature)}`;
   }
 
   /** `Bearer <token(...)>`. */

@@ -4,7 +4,6 @@ import {
   Delete,
   Get,
   HttpCode,
-  Inject,
   Param,
   Post,
   Put,
@@ -16,10 +15,9 @@ import type { AccountListPage } from '@tda/accounts';
 import type { Account } from '@tda/contracts';
 import { etagOf, parseIfMatch } from '../accounts/account-request';
 import { AccountsService } from '../accounts/accounts.service';
-import type { OrchestratorConfig } from '../config';
-import { ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
+import { Access } from '../auth/access.decorator';
+import { Owner } from '../auth/acting-owner';
 import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
-import { requestOwner } from './request-owner';
 
 /**
  * Accounts (README "Accounts"): the request owner's paper accounts, and documents standing for
@@ -27,21 +25,18 @@ import { requestOwner } from './request-owner';
  * `If-Match` (409 when the account changed since). Another owner's account is a 404.
  */
 @Controller('accounts')
+@Access('user')
 export class AccountsController {
-  constructor(
-    private readonly accounts: AccountsService,
-    @Inject(ORCHESTRATOR_CONFIG)
-    private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_OWNER'>,
-  ) {}
+  constructor(private readonly accounts: AccountsService) {}
 
   /** 201 + Location + ETag; 409 when the id is taken. */
   @Post()
   async create(
     @Body() body: unknown,
-    @Req() request: HttpRequest,
+    @Owner() owner: string,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<Account> {
-    const { account, version } = await this.accounts.create(body, this.ownerOf(request));
+    const { account, version } = await this.accounts.create(body, owner);
     response.status(201);
     response.setHeader('Location', `/accounts/${encodeURIComponent(account.accountId)}`);
     response.setHeader('ETag', etagOf(version));
@@ -49,20 +44,17 @@ export class AccountsController {
   }
 
   @Get()
-  list(
-    @Query() query: Record<string, unknown>,
-    @Req() request: HttpRequest,
-  ): Promise<AccountListPage> {
-    return this.accounts.list(query, this.ownerOf(request));
+  list(@Query() query: Record<string, unknown>, @Owner() owner: string): Promise<AccountListPage> {
+    return this.accounts.list(query, owner);
   }
 
   @Get(':accountId')
   async get(
     @Param('accountId') accountId: string,
-    @Req() request: HttpRequest,
+    @Owner() owner: string,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<Account> {
-    const { account, version } = await this.accounts.get(this.ownerOf(request), accountId);
+    const { account, version } = await this.accounts.get(owner, accountId);
     response.setHeader('ETag', etagOf(version));
     return account;
   }
@@ -71,11 +63,12 @@ export class AccountsController {
   async replace(
     @Param('accountId') accountId: string,
     @Body() body: unknown,
+    @Owner() owner: string,
     @Req() request: HttpRequest,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<Account> {
     const { account, version } = await this.accounts.replace(
-      this.ownerOf(request),
+      owner,
       accountId,
       body,
       parseIfMatch(headerValue(request, 'If-Match')),
@@ -86,15 +79,11 @@ export class AccountsController {
 
   @Delete(':accountId')
   @HttpCode(204)
-  async delete(@Param('accountId') accountId: string, @Req() request: HttpRequest): Promise<void> {
-    await this.accounts.delete(
-      this.ownerOf(request),
-      accountId,
-      parseIfMatch(headerValue(request, 'If-Match')),
-    );
-  }
-
-  private ownerOf(request: HttpRequest): string {
-    return requestOwner(request, this.config.TDA_DEFAULT_OWNER);
+  async delete(
+    @Param('accountId') accountId: string,
+    @Owner() owner: string,
+    @Req() request: HttpRequest,
+  ): Promise<void> {
+    await this.accounts.delete(owner, accountId, parseIfMatch(headerValue(request, 'If-Match')));
   }
 }

@@ -1,7 +1,6 @@
 import { ACCOUNT_ID_PATTERN, ACCOUNT_LIST_LIMIT_MAX } from '@tda/accounts';
-import { OWNER_ID_PATTERN } from '../config';
 import { DEFAULT_ACCOUNT_LIST_LIMIT } from '../accounts/account-request';
-import { COMMON_ERRORS, error, json, ref, type Json } from './openapi-parts';
+import { COMMON_ERRORS, OWNER_PARAM, error, json, ref, type Json } from './openapi-parts';
 
 /*
  * The OpenAPI paths and schemas of the accounts API, spread into openapi.document.ts. The
@@ -10,13 +9,6 @@ import { COMMON_ERRORS, error, json, ref, type Json } from './openapi-parts';
 
 const ACCOUNT_ID = { type: 'string', pattern: ACCOUNT_ID_PATTERN.source };
 const ACCOUNT_ID_PARAM = { name: 'accountId', in: 'path', required: true, schema: ACCOUNT_ID };
-const OWNER_PARAM = {
-  name: 'X-TDA-Owner',
-  in: 'header',
-  required: false,
-  description: 'Owner the request acts for (default TDA_DEFAULT_OWNER)',
-  schema: { type: 'string', pattern: OWNER_ID_PATTERN.source },
-};
 const IF_MATCH_PARAM = {
   name: 'If-Match',
   in: 'header',

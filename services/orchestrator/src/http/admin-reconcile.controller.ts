@@ -1,3 +1,4 @@
+import { Access } from '../auth/access.decorator';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import { InvalidRequestError } from '@tda/flow-engine';
 import type { OrchestratorConfig } from '../config';
@@ -51,6 +52,7 @@ function parseReconcileQuery(
  * Missing artifacts are reported, never fixed. Bearer token like every admin route.
  */
 @Controller('admin/reconcile')
+@Access('admin')
 export class AdminReconcileController {
   constructor(
     private readonly reconciler: Reconciler,

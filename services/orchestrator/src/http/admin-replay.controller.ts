@@ -1,3 +1,4 @@
+import { Access } from '../auth/access.decorator';
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import {
   ReplayService,
@@ -7,6 +8,7 @@ import {
 
 /** Replay (seek) and snapshots under /admin (bearer token; README "Admin and recovery operations"). */
 @Controller('admin')
+@Access('admin')
 export class AdminReplayController {
   constructor(private readonly replays: ReplayService) {}
 

@@ -1,10 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { Public } from './bearer-token.guard';
+import { Access } from '../auth/access.decorator';
 
 /** Liveness for Cloud Run / the launcher: no auth, no dependencies touched. */
 @Controller()
 export class HealthController {
-  @Public()
+  @Access('public')
   @Get('healthz')
   health(): { status: 'ok' } {
     return { status: 'ok' };

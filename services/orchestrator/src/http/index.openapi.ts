@@ -5,10 +5,9 @@ import {
   RECOMMENDATION_ID_PATTERN,
   REPORT_ID_PATTERN,
 } from '@tda/report-index';
-import { OWNER_ID_PATTERN } from '../config';
 import { BACKFILL_MAX_ITEMS, BACKFILL_MAX_PAGES } from '../index/index-backfill.service';
 import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
-import { COMMON_ERRORS, error, json, ref, type Json } from './openapi-parts';
+import { COMMON_ERRORS, OWNER_PARAM, error, json, ref, type Json } from './openapi-parts';
 
 /*
  * The OpenAPI paths and schemas of the reports/recommendations index (GET /reports,
@@ -19,13 +18,6 @@ const TIMESTAMP = { type: 'string', format: 'date-time' };
 const PROVIDER = { type: 'string', enum: ['gemini', 'vertex', 'offline'] };
 const SYMBOL_KEY = { type: 'string', pattern: '^[A-Z0-9]{2,40}$' };
 
-const OWNER_PARAM = {
-  name: 'X-TDA-Owner',
-  in: 'header',
-  required: false,
-  description: 'Owner whose entries are read (default TDA_DEFAULT_OWNER)',
-  schema: { type: 'string', pattern: OWNER_ID_PATTERN.source },
-};
 const LIMIT_PARAM = {
   name: 'limit',
   in: 'query',

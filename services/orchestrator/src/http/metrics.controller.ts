@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { TdaMetrics } from '@tda/observability';
 import { METRICS } from '../orchestrator.tokens';
-import { Public } from './bearer-token.guard';
+import { Access } from '../auth/access.decorator';
 import type { HttpResponse } from './http-types';
 
 /**
@@ -14,7 +14,7 @@ export class MetricsController {
     @Inject(METRICS) private readonly instruments: Pick<TdaMetrics, 'render' | 'contentType'>,
   ) {}
 
-  @Public()
+  @Access('public')
   @Get('metrics')
   async metrics(@Res({ passthrough: true }) response: HttpResponse): Promise<string> {
     response.setHeader('Content-Type', this.instruments.contentType);

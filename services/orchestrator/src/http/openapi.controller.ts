@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Public } from './bearer-token.guard';
+import { Access } from '../auth/access.decorator';
 import { buildOpenApiDocument } from './openapi.document';
 
 /** The API description is public: it holds no data, and clients need it before they have a token. */
@@ -7,7 +7,7 @@ import { buildOpenApiDocument } from './openapi.document';
 export class OpenApiController {
   private readonly document = buildOpenApiDocument();
 
-  @Public()
+  @Access('public')
   @Get('openapi.json')
   openApi(): Record<string, unknown> {
     return this.document;

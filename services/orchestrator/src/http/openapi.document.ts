@@ -13,16 +13,17 @@ import {
 import { LIST_LIMIT_MAX } from '@tda/flow-store';
 import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
 import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
-import { OWNER_ID_PATTERN } from '../config';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
+import { IDENTITY_OPENAPI_PATHS, IDENTITY_OPENAPI_SCHEMAS } from './identity.openapi';
 import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
 import { artifactContractsPhrase, STEP_TYPE_OPENAPI_SCHEMAS } from './step-types.openapi';
 import {
   COMMON_ERRORS,
   error,
   json,
+  OWNER_PARAM,
   ref,
   RUN_ID_PARAM,
   STEP_ID_PARAM,
@@ -176,6 +177,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...RECOVERY_OPENAPI_SCHEMAS,
   ...ACCOUNTS_OPENAPI_SCHEMAS,
   ...INDEX_OPENAPI_SCHEMAS,
+  ...IDENTITY_OPENAPI_SCHEMAS,
   RunStatusSummary: {
     type: 'object',
     description:
@@ -216,15 +218,7 @@ const RUN_PATHS: Readonly<Record<string, Json>> = {
     post: {
       operationId: 'triggerRun',
       summary: 'Create a run of a flow (idempotent per owner and idempotencyKey)',
-      parameters: [
-        {
-          name: 'X-TDA-Owner',
-          in: 'header',
-          required: false,
-          description: 'Owner the run is created for (default TDA_DEFAULT_OWNER)',
-          schema: { type: 'string', pattern: OWNER_ID_PATTERN.source },
-        },
-      ],
+      parameters: [OWNER_PARAM],
       requestBody: {
         required: true,
         content: { 'application/json': { schema: ref('TriggerRequest') } },
@@ -247,8 +241,9 @@ const RUN_PATHS: Readonly<Record<string, Json>> = {
     },
     get: {
       operationId: 'listRuns',
-      summary: 'Runs, newest first (keyset pagination)',
+      summary: "The acting owner's runs, newest first (keyset pagination)",
       parameters: [
+        OWNER_PARAM,
         {
           name: 'limit',
           in: 'query',
@@ -266,7 +261,6 @@ const RUN_PATHS: Readonly<Record<string, Json>> = {
           schema: { type: 'string', enum: [...RUN_STATUSES] },
         },
         { name: 'flowKey', in: 'query', schema: { type: 'string' } },
-        { name: 'ownerId', in: 'query', schema: { type: 'string' } },
         { name: 'idempotencyKey', in: 'query', schema: { type: 'string' } },
       ],
       responses: {
@@ -431,13 +425,25 @@ export function buildOpenApiDocument(): Json {
         identifier: 'LicenseRef-UNLICENSED',
       },
       description:
-        'Trigger, inspect and cancel flow runs. Errors: ApiError with the HTTP status of ERROR_CODE_INFO[code]. Auth: Authorization: Bearer <TDA_API_TOKEN>.',
+        "Trigger, inspect and cancel flow runs. Errors: ApiError with the HTTP status of ERROR_CODE_INFO[code]. Auth (README \"Identity and owners\"): Authorization: Bearer <API token | operator token | Google ID token>, or Identity-Aware Proxy's signed header. Every route acts for the caller's owner: another owner's run, account, report or recommendation is a 404; admin routes need the admin role.",
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (tda_…), the operator token, or a Google ID token',
+        },
+        iap: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-goog-iap-jwt-assertion',
+          description: "Identity-Aware Proxy's signed header (verified; TDA_IAP_AUDIENCE)",
+        },
+      },
       schemas: OPENAPI_SCHEMAS,
     },
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { iap: [] }],
     paths: {
       ...RUN_PATHS,
       ...STEP_PATHS,
@@ -446,6 +452,7 @@ export function buildOpenApiDocument(): Json {
       ...RECOVERY_OPENAPI_PATHS,
       ...ACCOUNTS_OPENAPI_PATHS,
       ...INDEX_OPENAPI_PATHS,
+      ...IDENTITY_OPENAPI_PATHS,
     },
   };
 }

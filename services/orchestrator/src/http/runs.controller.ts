@@ -3,7 +3,6 @@ import {
   Controller,
   Get,
   HttpCode,
-  Inject,
   Param,
   Post,
   Query,
@@ -14,52 +13,50 @@ import {
 import type { FlowRun, RunStatusSummary } from '@tda/contracts';
 import { runStatusSummary, type BlockedOnExplanation } from '@tda/flow-engine';
 import type { RunListPage } from '@tda/flow-store';
-import type { OrchestratorConfig } from '../config';
-import { ORCHESTRATOR_CONFIG } from '../orchestrator.tokens';
+import { Access } from '../auth/access.decorator';
+import { Owner } from '../auth/acting-owner';
 import { RunTrigger } from '../runs/run-trigger.service';
 import { RunsService } from '../runs/runs.service';
 import { StepArtifactService } from '../runs/step-artifact.service';
 import { ifNoneMatchHits, jsonEtag } from './etag';
 import { headerValue, type HttpRequest, type HttpResponse } from './http-types';
-import { requestOwner } from './request-owner';
 
-export { OWNER_HEADER } from './request-owner';
+export { OWNER_HEADER } from '../auth/acting-owner';
 /** Response headers of GET /runs/{runId}/steps/{stepId}/artifact. */
 export const ARTIFACT_URI_HEADER = 'X-TDA-Artifact-Uri';
 export const ARTIFACT_SHA256_HEADER = 'X-TDA-Artifact-Sha256';
 
-/** The admin API over flow runs (README). Every route needs the bearer token. */
+/** The API over flow runs (README): the acting owner's runs only; another owner's are 404. */
 @Controller('runs')
+@Access('user')
 export class RunsController {
   constructor(
     private readonly runs: RunsService,
     private readonly runTrigger: RunTrigger,
     private readonly stepArtifacts: StepArtifactService,
-    @Inject(ORCHESTRATOR_CONFIG)
-    private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_OWNER'>,
   ) {}
 
   /** 201 + Location for a new run; 200 with the existing run for a repeated idempotencyKey. */
   @Post()
   async trigger(
     @Body() body: unknown,
-    @Req() request: HttpRequest,
+    @Owner() owner: string,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<FlowRun> {
-    const { run, created } = await this.runTrigger.trigger(body, this.ownerOf(request));
+    const { run, created } = await this.runTrigger.trigger(body, owner);
     response.status(created ? 201 : 200);
     response.setHeader('Location', `/runs/${encodeURIComponent(run.runId)}`);
     return run;
   }
 
   @Get()
-  list(@Query() query: Record<string, unknown>): Promise<RunListPage> {
-    return this.runs.list(query);
+  list(@Query() query: Record<string, unknown>, @Owner() owner: string): Promise<RunListPage> {
+    return this.runs.list(query, owner);
   }
 
   @Get(':runId')
-  get(@Param('runId') runId: string): Promise<FlowRun> {
-    return this.runs.get(runId);
+  get(@Param('runId') runId: string, @Owner() owner: string): Promise<FlowRun> {
+    return this.runs.get(runId, owner);
   }
 
   /**
@@ -69,10 +66,11 @@ export class RunsController {
   @Get(':runId/status')
   async status(
     @Param('runId') runId: string,
+    @Owner() owner: string,
     @Req() request: HttpRequest,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<RunStatusSummary | undefined> {
-    const summary = runStatusSummary(await this.runs.get(runId));
+    const summary = runStatusSummary(await this.runs.get(runId, owner));
     const etag = jsonEtag(summary);
     response.setHeader('ETag', etag);
     response.setHeader('Cache-Control', 'no-cache');
@@ -84,16 +82,17 @@ export class RunsController {
   /** 200 with the run (CANCELLED, or already CANCELLED); 409 if it already SUCCEEDED/FAILED. */
   @Post(':runId/cancel')
   @HttpCode(200)
-  cancel(@Param('runId') runId: string): Promise<FlowRun> {
-    return this.runs.cancel(runId);
+  cancel(@Param('runId') runId: string, @Owner() owner: string): Promise<FlowRun> {
+    return this.runs.cancel(runId, owner);
   }
 
   @Get(':runId/steps/:stepId/blocked-on')
   blockedOn(
     @Param('runId') runId: string,
     @Param('stepId') stepId: string,
+    @Owner() owner: string,
   ): Promise<BlockedOnExplanation> {
-    return this.runs.blockedOn(runId, stepId);
+    return this.runs.blockedOn(runId, stepId, owner);
   }
 
   /**
@@ -105,9 +104,10 @@ export class RunsController {
   async artifact(
     @Param('runId') runId: string,
     @Param('stepId') stepId: string,
+    @Owner() owner: string,
     @Res({ passthrough: true }) response: HttpResponse,
   ): Promise<StreamableFile> {
-    const artifact = await this.stepArtifacts.read(runId, stepId);
+    const artifact = await this.stepArtifacts.read(runId, stepId, owner);
     // Our names are printable ASCII; anything else would make setHeader throw, so it is omitted.
     if (/^[\x20-\x7e]+$/.test(artifact.uri)) response.setHeader(ARTIFACT_URI_HEADER, artifact.uri);
     response.setHeader(ARTIFACT_SHA256_HEADER, artifact.sha256);
@@ -115,9 +115,5 @@ export class RunsController {
       type: 'application/json; charset=utf-8',
       length: artifact.bytes.length,
     });
-  }
-
-  private ownerOf(request: HttpRequest): string {
-    return requestOwner(request, this.config.TDA_DEFAULT_OWNER);
   }
 }

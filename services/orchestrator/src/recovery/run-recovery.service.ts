@@ -69,9 +69,12 @@ export class RunRecoveryService {
    * (idempotent). 404 unknown run/step; 409 a cancelled run, a step that is not FAILED, a run
    * that has not failed, other FAILED steps left out.
    */
-  async retry(runId: string, stepId?: string): Promise<FlowRun> {
+  async retry(runId: string, ownerId: string, stepId?: string): Promise<FlowRun> {
     assertRunId(runId);
     if (stepId !== undefined) assertStepId(stepId, 'stepId');
+    // Another owner's run is a 404; the owner never changes, so a read before the write is exact.
+    const owned = await this.store.get(runId);
+    if (owned === null || owned.run.ownerId !== ownerId) throw new RunNotFoundError(runId);
     // 'log': the re-opened run is stored; the reconciler republishes READY steps left unclaimed.
     const outcome = await this.writer.apply(
       runId,
@@ -126,7 +129,7 @@ export class RunRecoveryService {
    * running limits are reached). Its deadline window is the source's (deadlineAt - createdAt),
    * else the configured default.
    */
-  async rerun(runId: string, body: unknown): Promise<FlowRun> {
+  async rerun(runId: string, body: unknown, ownerId: string): Promise<FlowRun> {
     assertRunId(runId);
     if (!isRecord(body)) {
       throw new InvalidRequestError('body must be an object {fromStepId}', { field: 'body' });
@@ -141,7 +144,7 @@ export class RunRecoveryService {
     const fromStepId = body['fromStepId'];
     assertStepId(fromStepId, 'fromStepId');
     const found = await this.store.get(runId);
-    if (found === null) throw new RunNotFoundError(runId);
+    if (found === null || found.run.ownerId !== ownerId) throw new RunNotFoundError(runId);
     const source = found.run;
     const now = this.clock();
     const decision = buildRerun(source, {

@@ -46,6 +46,9 @@ describe('queued runs and the active-runs quota', () => {
     return orc;
   };
 
+  /** The runs below are alice's unless named otherwise; the operator (an admin) acts for her. */
+  const ALICE = { headers: { 'X-TDA-Owner': 'alice' } };
+
   /** POST /runs one second after the previous trigger (creation order = trigger order). */
   const trigger = async (
     o: TestOrchestrator,
@@ -65,8 +68,10 @@ describe('queued runs and the active-runs quota', () => {
   const status = async (o: TestOrchestrator, runId: string) =>
     (await o.store.get(runId))?.run.status;
 
-  const blockedOn = async (o: TestOrchestrator, runId: string, stepId = OHLCV) => {
-    const res = await o.request('GET', `/runs/${runId}/steps/${stepId}/blocked-on`);
+  const blockedOn = async (o: TestOrchestrator, runId: string, stepId = OHLCV, owner = 'alice') => {
+    const res = await o.request('GET', `/runs/${runId}/steps/${stepId}/blocked-on`, {
+      headers: { 'X-TDA-Owner': owner },
+    });
     expect(res.status).toBe(200);
     return res.body as BlockedOnBody;
   };
@@ -109,7 +114,7 @@ describe('queued runs and the active-runs quota', () => {
     expect([a.status, b.status, c.status]).toEqual(['RUNNING', 'PENDING', 'PENDING']);
     expect(Object.values(b.steps).every((s) => s.status === 'PENDING')).toBe(true);
 
-    const second = await blockedOn(o, b.runId);
+    const second = await blockedOn(o, b.runId, OHLCV, 'bob');
     expect(second).toMatchObject({ runStatus: 'PENDING', status: 'PENDING' });
     expect(second.reasons).toEqual([
       {
@@ -198,7 +203,7 @@ describe('queued runs and the active-runs quota', () => {
     const a = await created(o);
     const b = await created(o);
     const c = await created(o);
-    const cancel = await o.request('POST', `/runs/${b.runId}/cancel`);
+    const cancel = await o.request('POST', `/runs/${b.runId}/cancel`, ALICE);
     expect(cancel.status).toBe(200);
     const cancelled = asRun(cancel.body);
     expect(cancelled.status).toBe('CANCELLED');
@@ -214,7 +219,7 @@ describe('queued runs and the active-runs quota', () => {
     await expect.poll(() => status(o, c.runId)).toBe('RUNNING');
     expect(await status(o, b.runId)).toBe('CANCELLED');
     // cancelling again is idempotent
-    expect((await o.request('POST', `/runs/${b.runId}/cancel`)).status).toBe(200);
+    expect((await o.request('POST', `/runs/${b.runId}/cancel`, ALICE)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(consumer.received.some((m) => m.body.runId === b.runId)).toBe(false);
     await consumer.close();
@@ -224,7 +229,7 @@ describe('queued runs and the active-runs quota', () => {
     const o = await start({ TDA_MAX_RUNNING_RUNS: '1' });
     const a = await created(o);
     const b = await created(o);
-    expect((await o.request('POST', `/runs/${a.runId}/cancel`)).status).toBe(200);
+    expect((await o.request('POST', `/runs/${a.runId}/cancel`, ALICE)).status).toBe(200);
     expect(await status(o, b.runId)).toBe('RUNNING');
     expect(o.logs.withEvent('run_advanced').at(-1)).toMatchObject({
       runId: b.runId,
@@ -252,7 +257,7 @@ describe('queued runs and the active-runs quota', () => {
 
     // another owner is not affected; alice may trigger again once a run ended
     expect((await trigger(o, 'bob')).status).toBe(201);
-    expect((await o.request('POST', `/runs/${b.runId}/cancel`)).status).toBe(200);
+    expect((await o.request('POST', `/runs/${b.runId}/cancel`, ALICE)).status).toBe(200);
     expect((await trigger(o)).status).toBe(201);
     expect(await status(o, a.runId)).toBe('RUNNING');
   });

@@ -1,10 +1,10 @@
 import { FLOW_KEY_PATTERN, RUN_STATUSES, type RunStatus } from '@tda/contracts';
 import { InvalidRequestError } from '@tda/flow-engine';
 import { LIST_LIMIT_MAX, type RunListQuery } from '@tda/flow-store';
-import { OWNER_ID_PATTERN } from '../config';
 
 export const DEFAULT_LIST_LIMIT = 20;
-const ALLOWED = ['limit', 'cursor', 'status', 'flowKey', 'ownerId', 'idempotencyKey'] as const;
+// No ownerId: the acting owner is the filter (X-TDA-Owner for an admin).
+const ALLOWED = ['limit', 'cursor', 'status', 'flowKey', 'idempotencyKey'] as const;
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_:-]{1,200}$/;
 
 function isRunStatus(value: string): value is RunStatus {
@@ -45,7 +45,7 @@ export function strictQuery(
 export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunListQuery {
   const values = strictQuery(raw, ALLOWED);
   const query: RunListQuery = { limit: DEFAULT_LIST_LIMIT };
-  const { limit, cursor, status, flowKey, ownerId, idempotencyKey } = values;
+  const { limit, cursor, status, flowKey, idempotencyKey } = values;
   if (limit !== undefined) {
     const parsed = /^[0-9]{1,4}$/.test(limit) ? Number(limit) : Number.NaN;
     if (!(parsed >= 1 && parsed <= LIST_LIMIT_MAX)) {
@@ -79,15 +79,6 @@ export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunLi
       });
     }
     query.flowKey = flowKey;
-  }
-  if (ownerId !== undefined) {
-    if (!OWNER_ID_PATTERN.test(ownerId)) {
-      throw new InvalidRequestError('ownerId is not a valid owner id', {
-        parameter: 'ownerId',
-        pattern: OWNER_ID_PATTERN.source,
-      });
-    }
-    query.ownerId = ownerId;
   }
   if (idempotencyKey !== undefined) {
     if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {

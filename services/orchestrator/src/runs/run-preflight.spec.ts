@@ -129,7 +129,7 @@ describe('trigger preflight: references (flow 4 account, flow 3 reports)', () =>
     }
     const own = await orc.request('POST', '/runs', reco('alice-paper', 'alice'));
     expect(own.status).toBe(201);
-    const runs = await orc.request('GET', '/runs');
+    const runs = await orc.request('GET', '/runs', { headers: { 'X-TDA-Owner': 'alice' } });
     expect((runs.body as { runs: unknown[] }).runs).toHaveLength(1);
   });
 

@@ -11,7 +11,7 @@ import { RunAdmission } from './run-admission.service';
 import { parseRunListQuery } from './run-list-query';
 
 /**
- * The admin API's use cases on existing runs: read, list, cancel, blocked-on (triggers are
+ * The API's use cases on an owner's existing runs: read, list, cancel, blocked-on (triggers are
  * RunTrigger's). The orchestrator is the only writer of run-level fields (DESIGN §3); every write
  * goes through RunWriter.
  */
@@ -24,15 +24,20 @@ export class RunsService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async get(runId: string): Promise<FlowRun> {
+  /**
+   * The run if it belongs to `ownerId`. Another owner's run is the same 404 as a missing one:
+   * its existence is not disclosed (README "Identity and owners").
+   */
+  async get(runId: string, ownerId: string): Promise<FlowRun> {
     assertRunId(runId);
     const found = await this.store.get(runId);
-    if (found === null) throw new RunNotFoundError(runId);
+    if (found === null || found.run.ownerId !== ownerId) throw new RunNotFoundError(runId);
     return found.run;
   }
 
-  list(rawQuery: Readonly<Record<string, unknown>>): Promise<RunListPage> {
-    return this.store.list(parseRunListQuery(rawQuery));
+  /** One owner's runs: the owner is a filter of the store query, never applied afterwards. */
+  list(rawQuery: Readonly<Record<string, unknown>>, ownerId: string): Promise<RunListPage> {
+    return this.store.list({ ...parseRunListQuery(rawQuery), ownerId });
   }
 
   /**
@@ -40,8 +45,9 @@ export class RunsService {
    * PENDING/READY steps CANCELLED; RUNNING steps see it on their next heartbeat. Already
    * CANCELLED -> the run unchanged; SUCCEEDED/FAILED -> RunConflictError (409).
    */
-  async cancel(runId: string): Promise<FlowRun> {
-    assertRunId(runId);
+  async cancel(runId: string, ownerId: string): Promise<FlowRun> {
+    // The owner never changes: checking it on a read before the conditional write is exact.
+    await this.get(runId, ownerId);
     // A cancel makes no step READY: the policy never comes into play.
     const outcome = await this.writer.apply(runId, cancelDecision, 'cancel', 'log');
     if (outcome.kind === 'not_found') throw new RunNotFoundError(runId);
@@ -60,9 +66,9 @@ export class RunsService {
     return run;
   }
 
-  async blockedOn(runId: string, stepId: string): Promise<BlockedOnExplanation> {
+  async blockedOn(runId: string, stepId: string, ownerId: string): Promise<BlockedOnExplanation> {
     assertStepIdParam(stepId);
-    const run = await this.get(runId);
+    const run = await this.get(runId, ownerId);
     const queue = run.status === 'PENDING' ? await this.admission.queueEntry(runId) : undefined;
     return blockedOn(run, stepId, this.clock(), queue === undefined ? {} : { queue });
   }

@@ -52,9 +52,9 @@ export class StepArtifactService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async read(runId: string, stepId: string): Promise<StepArtifact> {
+  async read(runId: string, stepId: string, ownerId: string): Promise<StepArtifact> {
     assertStepIdParam(stepId);
-    const run = await this.runs.get(runId);
+    const run = await this.runs.get(runId, ownerId);
     const step = stepOf(run, stepId);
     if (step === undefined) throw new StepNotFoundError(runId, stepId);
     const uri = step.outputs.gcs_uri;

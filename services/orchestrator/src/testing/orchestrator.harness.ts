@@ -16,7 +16,12 @@ import {
 } from '@tda/messaging';
 import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
 import { InMemoryReportIndexStore, type ReportIndexStore } from '@tda/report-index';
-import type { IdTokenVerifier } from '@tda/service-runtime';
+import { InMemoryIdentityStore, issueApiToken, type IdentityStore, type Role } from '@tda/identity';
+import type {
+  GoogleUserIdTokenVerifier,
+  IapJwtVerifier,
+  IdTokenVerifier,
+} from '@tda/service-runtime';
 import { loadOrchestratorConfig, type OrchestratorConfig } from '../config';
 import { createOrchestratorApp } from '../orchestrator.app';
 import type { MarketCoverage } from '../runs/run-preflight.service';
@@ -65,6 +70,9 @@ export interface TestOrchestrator {
   clock: ManualClock;
   config: OrchestratorConfig;
   reconciler: Reconciler;
+  identities: IdentityStore;
+  /** A stored API token for `ownerId` with `role` (created straight in the store). */
+  tokenFor(ownerId: string, role?: Role): Promise<string>;
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
   close(): Promise<void>;
 }
@@ -81,6 +89,10 @@ export interface StartOptions {
   listen?: boolean;
   /** Accept Google ID tokens of one principal too (tests sign them with OidcTestIssuer). */
   adminOidcVerifier?: IdTokenVerifier;
+  userOidcVerifier?: Pick<GoogleUserIdTokenVerifier, 'verify'>;
+  iapVerifier?: Pick<IapJwtVerifier, 'verify'>;
+  /** Default: an empty InMemoryIdentityStore. */
+  identities?: IdentityStore;
   /** Default: every symbol and timeframe has data up to TEST_DATA_END (anyMarketCoverage). */
   marketData?: MarketCoverage;
 }
@@ -116,6 +128,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
   const broker = options.broker ?? makeTestBroker();
   const artifacts = options.artifacts ?? new InMemoryArtifactStore();
   const reportIndex = options.reportIndex ?? new InMemoryReportIndexStore();
+  const identities = options.identities ?? new InMemoryIdentityStore();
   const logs = createMemoryLogger({ service: 'orchestrator-test', level: 'debug' });
   const config = loadOrchestratorConfig({
     TDA_API_TOKEN: TEST_TOKEN,
@@ -134,10 +147,27 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     swaggerUi: false,
     drainTimeoutMs: 2_000,
     marketData: options.marketData ?? anyMarketCoverage(),
+    identities,
     ...(options.adminOidcVerifier === undefined
       ? {}
       : { adminOidcVerifier: options.adminOidcVerifier }),
+    ...(options.userOidcVerifier === undefined
+      ? {}
+      : { userOidcVerifier: options.userOidcVerifier }),
+    ...(options.iapVerifier === undefined ? {} : { iapVerifier: options.iapVerifier }),
   });
+  const tokenFor = async (ownerId: string, role: Role = 'user'): Promise<string> => {
+    const issued = issueApiToken();
+    await identities.createToken(issued.hash, {
+      tokenId: issued.tokenId,
+      ownerId,
+      role,
+      name: `test ${ownerId}`,
+      createdAt: clock.now().toISOString(),
+      createdBy: 'operator',
+    });
+    return issued.token;
+  };
   await app.startAllMicroservices();
   let baseUrl = '';
   if (options.listen ?? true) {
@@ -178,6 +208,8 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     broker,
     artifacts,
     reportIndex,
+    identities,
+    tokenFor,
     logs,
     clock,
     config,
