@@ -24,3 +24,4 @@ export * from './replay-preview';
 export * from './index-ids';
 export * from './current-step';
 export * from './status-summary';
+export * from './run-events';

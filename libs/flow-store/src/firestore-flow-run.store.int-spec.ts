@@ -3,7 +3,11 @@ import { emulatorEndpoints, uniqueName } from '@tda/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFirestore } from './firestore-client.factory';
 import { FirestoreFlowRunStore } from './firestore-flow-run.store';
-import { describeFlowRunStoreConformance, makeFlowRun } from './testing';
+import {
+  describeFlowRunStoreConformance,
+  describeRunChangeFeedConformance,
+  makeFlowRun,
+} from './testing';
 
 let firestore: Firestore;
 
@@ -25,6 +29,14 @@ describeFlowRunStoreConformance('firestore (emulator)', async ({ clock }) => {
     seedRawDocument: async (runId, doc) => {
       await firestore.collection(collection).doc(runId).set(doc);
     },
+  };
+});
+
+describeRunChangeFeedConformance('firestore (emulator)', async (clock) => {
+  const collection = uniqueName('flow_runs');
+  return {
+    store: new FirestoreFlowRunStore(firestore, { collection, clock }),
+    cleanup: () => firestore.recursiveDelete(firestore.collection(collection)),
   };
 });
 

@@ -24,6 +24,7 @@ import {
   type RunListQuery,
   type VersionedRun,
 } from './flow-run-store.port';
+import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
 import {
   type StoredPatch,
   isRunId,
@@ -88,7 +89,7 @@ function timestampOf(version: string): Timestamp | null {
  * transactions (seed 002). Field paths are built with `new FieldPath(...segments)`, so stepIds
  * with ':' or '-' never depend on how the client parses dotted strings.
  */
-export class FirestoreFlowRunStore implements FlowRunStore {
+export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed {
   private readonly collection: CollectionReference;
   private readonly clock: () => Date;
   private readonly cacheSize: number;
@@ -116,6 +117,44 @@ export class FirestoreFlowRunStore implements FlowRunStore {
 
   get(runId: string): Promise<VersionedRun | null> {
     return this.guarded('get', () => this.readDocument(runId));
+  }
+
+  /** A snapshot listener on flow_runs/{runId}. */
+  watchRun(
+    runId: string,
+    onRun: (run: FlowRun | null) => void,
+    onError: (error: Error) => void,
+  ): RunFeedSubscription {
+    if (!isRunId(runId)) {
+      setImmediate(() => onRun(null));
+      return { close: () => undefined };
+    }
+    const stop = this.ref(runId).onSnapshot((snapshot) => {
+      const data = snapshot.data();
+      onRun(data === undefined ? null : readRunDocument(runId, data));
+    }, onError);
+    return { close: stop };
+  }
+
+  /**
+   * A query listener: ownerId == owner and updatedAt >= since (composite index ownerId +
+   * updatedAt, deploy/firestore). Each snapshot passes the documents added or modified in it.
+   */
+  watchOwner(
+    ownerId: string,
+    since: string,
+    onRuns: (runs: FlowRun[]) => void,
+    onError: (error: Error) => void,
+  ): RunFeedSubscription {
+    const query = this.collection.where('ownerId', '==', ownerId).where('updatedAt', '>=', since);
+    const stop = query.onSnapshot((snapshot) => {
+      const changed = snapshot
+        .docChanges()
+        .filter((change) => change.type !== 'removed')
+        .map((change) => readRunDocument(change.doc.id, change.doc.data()));
+      if (changed.length > 0 || snapshot.docChanges().length === 0) onRuns(changed);
+    }, onError);
+    return { close: stop };
   }
 
   update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryFlowRunStore } from './in-memory-flow-run.store';
-import { describeFlowRunStoreConformance, makeFlowRun } from './testing';
+import {
+  describeFlowRunStoreConformance,
+  describeRunChangeFeedConformance,
+  makeFlowRun,
+} from './testing';
 
 describeFlowRunStoreConformance('in-memory', async ({ clock }) => {
   const store = new InMemoryFlowRunStore({ clock });
@@ -10,6 +14,11 @@ describeFlowRunStoreConformance('in-memory', async ({ clock }) => {
     seedRawDocument: (runId, doc) => store.seedRawDocument(runId, doc),
   };
 });
+
+describeRunChangeFeedConformance('in-memory', async (clock) => ({
+  store: new InMemoryFlowRunStore({ clock }),
+  cleanup: async () => undefined,
+}));
 
 describe('InMemoryFlowRunStore', () => {
   it('issues monotonically increasing counter versions', async () => {

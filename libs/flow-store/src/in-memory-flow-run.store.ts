@@ -3,6 +3,7 @@ import type { FlowRun } from '@tda/contracts';
 import { type RunPatch, applyPatch } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
 import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from './flow-run-store.port';
+import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
 import { isRunId, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
 import { compareListPosition, toPage, validateListQuery } from './run-list';
 
@@ -24,8 +25,9 @@ interface Entry {
  * and out, so callers can never mutate stored state, and every method yields to the event loop
  * before touching the map, so concurrent callers really interleave in tests.
  */
-export class InMemoryFlowRunStore implements FlowRunStore {
+export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed {
   private readonly docs = new Map<string, Entry>();
+  private readonly watchers = new Set<(run: FlowRun) => void>();
   private readonly clock: () => Date;
   private sequence = 0;
 
@@ -39,6 +41,7 @@ export class InMemoryFlowRunStore implements FlowRunStore {
     if (this.docs.has(doc.runId)) throw new RunAlreadyExistsError(doc.runId);
     const version = this.nextVersion();
     this.docs.set(doc.runId, { doc: structuredClone(doc), version });
+    this.notify(doc);
     return { run: doc, version };
   }
 
@@ -58,7 +61,57 @@ export class InMemoryFlowRunStore implements FlowRunStore {
     const next = applyPatch(entry.doc as FlowRun, stored);
     const version = this.nextVersion();
     this.docs.set(runId, { doc: next as Record<string, unknown>, version });
+    this.notify(next);
     return { run: structuredClone(next), version };
+  }
+
+  watchRun(
+    runId: string,
+    onRun: (run: FlowRun | null) => void,
+    _onError: (error: Error) => void,
+  ): RunFeedSubscription {
+    const watcher = (run: FlowRun): void => {
+      if (run.runId === runId) onRun(structuredClone(run));
+    };
+    return this.subscribe(watcher, () => {
+      const entry = this.docs.get(runId);
+      onRun(entry === undefined ? null : readRunDocument(runId, structuredClone(entry.doc)));
+    });
+  }
+
+  watchOwner(
+    ownerId: string,
+    since: string,
+    onRuns: (runs: FlowRun[]) => void,
+    _onError: (error: Error) => void,
+  ): RunFeedSubscription {
+    const matches = (run: FlowRun): boolean => run.ownerId === ownerId && run.updatedAt >= since;
+    const watcher = (run: FlowRun): void => {
+      if (matches(run)) onRuns([structuredClone(run)]);
+    };
+    return this.subscribe(watcher, () => {
+      const runs = [...this.docs.entries()]
+        .map(([id, { doc }]) => readRunDocument(id, structuredClone(doc)))
+        .filter(matches);
+      onRuns(runs);
+    });
+  }
+
+  /** Listeners hear of a write on a later turn, as a snapshot listener would. */
+  private notify(run: FlowRun): void {
+    if (this.watchers.size === 0) return;
+    const copy = structuredClone(run);
+    setImmediate(() => {
+      for (const watcher of this.watchers) watcher(copy);
+    });
+  }
+
+  private subscribe(watcher: (run: FlowRun) => void, initial: () => void): RunFeedSubscription {
+    this.watchers.add(watcher);
+    setImmediate(() => {
+      if (this.watchers.has(watcher)) initial();
+    });
+    return { close: () => void this.watchers.delete(watcher) };
   }
 
   async list(query: RunListQuery): Promise<RunListPage> {

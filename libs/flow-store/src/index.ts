@@ -4,3 +4,4 @@ export * from './conditional-update';
 export * from './in-memory-flow-run.store';
 export * from './firestore-flow-run.store';
 export * from './firestore-client.factory';
+export * from './run-change-feed.port';

@@ -15,6 +15,8 @@ interface QueryShape {
   collection: string;
   equality: string[];
   orderBy: { field: string; direction: string }[];
+  /** A range filter (>=): the live owner stream's updatedAt. */
+  range?: string;
 }
 
 function fieldName(field: unknown): string {
@@ -28,8 +30,13 @@ function fieldName(field: unknown): string {
 function recordingFirestore(shapes: QueryShape[]): Firestore {
   const query = (shape: QueryShape): unknown => ({
     where: (field: unknown, op: string) => {
+      if (op === '>=') return query({ ...shape, range: fieldName(field) });
       if (op !== '==') throw new Error(`unexpected operator ${op}: extend this test`);
       return query({ ...shape, equality: [...shape.equality, fieldName(field)] });
+    },
+    onSnapshot: () => {
+      shapes.push(shape);
+      return () => undefined;
     },
     orderBy: (field: unknown, direction = 'asc') =>
       query({ ...shape, orderBy: [...shape.orderBy, { field: fieldName(field), direction }] }),
@@ -89,6 +96,16 @@ async function shapeOf(filters: readonly Filter[]): Promise<QueryShape> {
 }
 
 const DESC = { desc: 'DESCENDING', asc: 'ASCENDING' } as const;
+
+/** ownerId == x and updatedAt >= since (FirestoreFlowRunStore.watchOwner). */
+const WATCH_OWNER_INDEX = {
+  collectionGroup: 'flow_runs',
+  queryScope: 'COLLECTION',
+  fields: [
+    { fieldPath: 'ownerId', order: 'ASCENDING' },
+    { fieldPath: 'updatedAt', order: 'ASCENDING' },
+  ],
+};
 
 describe('deploy/firestore/firestore.indexes.json covers the flow-store queries', () => {
   const { indexes } = loadFirestoreAssets(
@@ -161,10 +178,27 @@ describe('deploy/firestore/firestore.indexes.json covers the flow-store queries'
     }
   });
 
+  it('has an index for the live owner stream (ownerId ==, updatedAt >=: SSE /events/stream)', () => {
+    const shapes: QueryShape[] = [];
+    const store = new FirestoreFlowRunStore(recordingFirestore(shapes));
+    store
+      .watchOwner(
+        'alice',
+        '2026-09-20T00:00:00.000Z',
+        () => undefined,
+        () => undefined,
+      )
+      .close();
+    expect(shapes).toEqual([
+      { collection: 'flow_runs', equality: ['ownerId'], orderBy: [], range: 'updatedAt' },
+    ]);
+    expect(indexes).toContainEqual(WATCH_OWNER_INDEX);
+  });
+
   it('has no flow_runs index without a query', async () => {
     // Other collections' indexes are checked next to their stores (libs/report-index).
     const runIndexes = indexes.filter((i) => i.collectionGroup === 'flow_runs');
-    const used = new Set<string>();
+    const used = new Set<string>([JSON.stringify(WATCH_OWNER_INDEX)]);
     for (const combination of subsets(Object.keys(FILTERS) as Filter[])) {
       const shape = await shapeOf(combination);
       for (const index of runIndexes) {
