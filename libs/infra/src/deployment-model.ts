@@ -320,7 +320,9 @@ const ORCHESTRATOR: ServiceDeployment = {
   cpu: '1',
   memory: '512Mi',
   concurrency: 80,
-  timeoutSeconds: 60,
+  // Live event streams (SSE) stay open up to TDA_SSE_MAX_STREAM_SECONDS (900) and then end
+  // cleanly; the request timeout must exceed it. Other requests take milliseconds.
+  timeoutSeconds: 3600,
   minInstances: 1,
   maxInstances: 3,
   cpuAlwaysAllocated: true,

@@ -299,6 +299,43 @@ export class ApiClient {
     await this.request('DELETE', `/accounts/${encodeURIComponent(accountId)}`);
   }
 
+  /**
+   * GET <path> as text/event-stream (no request timeout: the stream lives until the server ends
+   * it or `signal` aborts); an error answer throws ApiError like any other call.
+   */
+  async openEventStream(
+    path: string,
+    options: { lastEventId?: string; signal?: AbortSignal } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        headers: {
+          ...this.authHeaders(),
+          accept: 'text/event-stream',
+          ...(options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }),
+        },
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ApiError(0, 'UPSTREAM_UNAVAILABLE', `cannot reach ${this.baseUrl}: ${reason}`);
+    }
+    const isStream = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    if (!response.ok || !isStream || response.body === null) {
+      const parsed = (await response.json().catch(() => ({}))) as {
+        code?: unknown;
+        message?: unknown;
+      };
+      throw new ApiError(
+        response.ok ? 502 : response.status,
+        response.ok ? 'UPSTREAM_UNAVAILABLE' : parsed.code,
+        typeof parsed.message === 'string' ? parsed.message : 'not an event stream',
+      );
+    }
+    return response.body;
+  }
+
   /** GET /me: who the configured credential is. */
   async whoami(): Promise<Principal> {
     return (await this.request('GET', '/me')).body as Principal;
@@ -334,6 +371,15 @@ export class ApiClient {
     await this.request('DELETE', `/admin/identities/${encodeURIComponent(email)}`);
   }
 
+  private authHeaders(): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.options.token}`,
+      ...(this.options.identityToken === undefined
+        ? {}
+        : { 'x-serverless-authorization': `Bearer ${this.options.identityToken}` }),
+    };
+  }
+
   private async request(
     method: string,
     path: string,
@@ -345,10 +391,7 @@ export class ApiClient {
       response = await this.fetchImpl(`${this.baseUrl}${path}`, {
         method,
         headers: {
-          authorization: `Bearer ${this.options.token}`,
-          ...(this.options.identityToken === undefined
-            ? {}
-            : { 'x-serverless-authorization': `Bearer ${this.options.identityToken}` }),
+          ...this.authHeaders(),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...extraHeaders,
         },

@@ -502,6 +502,7 @@ async function followToEnd(ctx: CliContext, api: ApiClient, runId: string): Prom
   const { io } = ctx;
   const final = await watchRun(api, runId, {
     out: io.stdout,
+    note: (text) => io.stderr.write(`${text}\n`),
     ...(io.watchIntervalMs === undefined ? {} : { intervalMs: io.watchIntervalMs }),
   });
   printArtifacts(io, final);

@@ -22,6 +22,11 @@ export const orchestratorConfigSchema = z
     ...marketDataEnv,
     PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
     /**
+     * Directory of the built web console (`npm run console:build` → dist/console), served at /
+     * with deep links; unset: no console (/ answers 404 as any unknown route).
+     */
+    TDA_CONSOLE_DIR: z.string().min(1).optional(),
+    /**
      * The operator credential: an admin acting for TDA_DEFAULT_OWNER, for bootstrapping (create
      * the first API tokens) and automation that cannot hold a stored token. Required: there is
      * no anonymous mode; the local launcher generates one. People use API tokens.
@@ -78,6 +83,19 @@ export const orchestratorConfigSchema = z
      * refused with 429 QUOTA_EXCEEDED and creates nothing.
      */
     TDA_MAX_ACTIVE_RUNS_PER_OWNER: runLimit(20),
+    /**
+     * Live event streams (GET /runs/{runId}/events, /events/stream) one owner may hold open at
+     * once; one more is a 429.
+     */
+    TDA_SSE_MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(1_000).default(10),
+    /** A `: heartbeat` comment this often keeps proxies and clients from timing a quiet stream out. */
+    TDA_SSE_HEARTBEAT_MS: z.coerce.number().int().min(1_000).max(300_000).default(15_000),
+    /**
+     * The server ends a stream after this long and the client reconnects with Last-Event-ID:
+     * below Cloud Run's request timeout (3600 s for the orchestrator), so no stream is cut
+     * mid-event by the platform.
+     */
+    TDA_SSE_MAX_STREAM_SECONDS: z.coerce.number().int().min(1).max(3_500).default(900),
     TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
     /**
      * A second admin credential for callers that cannot hold TDA_API_TOKEN, such as Cloud

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { PubSubServer, stepEventsSubscription } from '@tda/messaging';
+import { mountConsole } from './console/console-static';
 import { requestContextMiddleware } from './http/request-context.middleware';
 import { buildOpenApiDocument } from './http/openapi.document';
 import { OrchestratorModule } from './orchestrator.module';
@@ -34,6 +35,7 @@ export async function createOrchestratorApp(
   const express: { disable(setting: string): void } = app.getHttpAdapter().getInstance();
   express.disable('x-powered-by');
   app.use(requestContextMiddleware);
+  mountConsole(app, options.config);
   if (options.swaggerUi ?? true) {
     // Hand-written OpenAPI 3.1 document (the contracts are JSON Schema 2020-12); UI only, the
     // JSON itself is served by OpenApiController at /openapi.json.

@@ -58,6 +58,29 @@ export class QuotaExceededError extends OrchestratorError {
   }
 }
 
+/** One more live event stream than TDA_SSE_MAX_STREAMS_PER_OWNER allows: 429, retry later. */
+export class StreamLimitError extends OrchestratorError {
+  constructor(ownerId: string, open: number, limit: number) {
+    super(
+      'QUOTA_EXCEEDED',
+      `owner '${ownerId}' already has ${String(open)} open event streams; TDA_SSE_MAX_STREAMS_PER_OWNER allows ${String(limit)}. Close one (or poll GET /runs/{runId}/status).`,
+      { ownerId, open, limit },
+    );
+  }
+}
+
+/** No real-time feed behind the store (a test double without listeners): clients poll instead. */
+export class LiveEventsUnavailableError extends OrchestratorError {
+  constructor() {
+    super(
+      'UPSTREAM_UNAVAILABLE',
+      'live events are not available here; poll GET /runs/{runId}/status',
+      {},
+      false,
+    );
+  }
+}
+
 /**
  * Some step-ready messages could not be published (the others were). Retryable: the caller
  * nacks (step events) or leaves it to the reconciler, which republishes READY steps.

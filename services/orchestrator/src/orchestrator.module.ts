@@ -38,6 +38,8 @@ import { RunTrigger } from './runs/run-trigger.service';
 import { RunsService } from './runs/runs.service';
 import { StepArtifactService } from './runs/step-artifact.service';
 import { StepEventsHandler } from './step-events/step-events.handler';
+import { EventsController } from './events/events.controller';
+import { EventStreams } from './events/event-streams.service';
 
 /** Every controller; each HTTP route carries an @Access decision (checked at boot). */
 export const ORCHESTRATOR_CONTROLLERS = [
@@ -56,6 +58,7 @@ export const ORCHESTRATOR_CONTROLLERS = [
   AdminIndexController,
   MeController,
   IdentityAdminController,
+  EventsController,
 ];
 
 /**
@@ -89,6 +92,7 @@ export class OrchestratorModule {
         IndexWriter,
         IndexBackfill,
         IndexQueries,
+        EventStreams,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

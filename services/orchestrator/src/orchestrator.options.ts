@@ -1,7 +1,7 @@
 import type { AccountStore } from '@tda/accounts';
 import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowCatalogue } from '@tda/flow-engine';
-import type { FlowRunStore } from '@tda/flow-store';
+import type { FlowRunStore, RunChangeFeed } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { ReportIndexStore } from '@tda/report-index';
 import type { Logger, TdaMetrics } from '@tda/observability';
@@ -20,6 +20,8 @@ import type { MarketCoverage } from './runs/run-preflight.service';
  */
 export interface OrchestratorModuleOptions {
   store: FlowRunStore;
+  /** Live event streams' source. Default: the store when it is one (both adapters are). */
+  changeFeed?: RunChangeFeed;
   /** Publishes step-ready messages; createOrchestratorApp also consumes step events from it. */
   broker: MessageBroker;
   /**

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { flowCatalogue } from '@tda/flow-engine';
+import type { RunChangeFeed } from '@tda/flow-store';
 import { BundledCandleSource } from '@tda/market-data';
 import { createMetrics } from '@tda/observability';
 import { ORCHESTRATOR_SERVICE } from './config';
@@ -15,10 +16,21 @@ import {
   ORCHESTRATOR_CONFIG,
   RANDOM,
   REPORT_INDEX,
+  RUN_CHANGE_FEED,
   RUN_STORE,
   type Clock,
   type RandomSource,
 } from './orchestrator.tokens';
+
+/** Both store adapters are also change feeds; a test double may not be. */
+function isRunChangeFeed(store: object): store is RunChangeFeed {
+  return (
+    'watchRun' in store &&
+    typeof store.watchRun === 'function' &&
+    'watchOwner' in store &&
+    typeof store.watchOwner === 'function'
+  );
+}
 
 const systemClock: Clock = () => new Date();
 const mathRandom: RandomSource = () => Math.random();
@@ -36,6 +48,10 @@ export function collaboratorProviders(options: OrchestratorModuleOptions): Provi
     { provide: ORCHESTRATOR_CONFIG, useValue: options.config },
     { provide: FLOW_CATALOGUE, useValue: options.catalogue ?? flowCatalogue },
     { provide: MARKET_COVERAGE, useValue: options.marketData ?? new BundledCandleSource() },
+    {
+      provide: RUN_CHANGE_FEED,
+      useValue: options.changeFeed ?? (isRunChangeFeed(options.store) ? options.store : null),
+    },
     {
       provide: METRICS,
       useValue: options.metrics ?? createMetrics({ service: ORCHESTRATOR_SERVICE }),

@@ -29,6 +29,9 @@ export const METRICS = Symbol('tda.orchestrator.metrics');
 /** IdTokenVerifier of the admin OIDC principal, or null when none is configured. */
 export const ADMIN_ID_TOKEN_VERIFIER = Symbol('tda.orchestrator.adminIdTokenVerifier');
 
+/** RunChangeFeed (@tda/flow-store) for live event streams, or null when the store has none. */
+export const RUN_CHANGE_FEED = Symbol('tda.orchestrator.runChangeFeed');
+
 export type Clock = () => Date;
 /** Uniform [0, 1). */
 export type RandomSource = () => number;

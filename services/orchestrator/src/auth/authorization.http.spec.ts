@@ -4,6 +4,7 @@ import { makeRecommendationEntry, makeReportEntry } from '@tda/report-index/test
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORCHESTRATOR_CONTROLLERS } from '../orchestrator.module';
 import { startTestOrchestrator, type TestOrchestrator } from '../testing/orchestrator.harness';
+import { openSse } from '../testing/sse-test.client';
 import { routeAccessTable, type RouteAccess } from './route-access';
 
 /**
@@ -41,7 +42,9 @@ type Case =
   | { kind: 'any'; status: number; call: (ctx: Ctx) => Promise<Call> }
   /** admin only: a user gets 403, the admin `admin`. */
   | { kind: 'admin'; admin: number; call: (ctx: Ctx) => Promise<Call> }
-  | { kind: 'public'; call: () => Call };
+  | { kind: 'public'; call: () => Call }
+  /** an event stream: `foreign` is a 404 for bob (one run) or a stream without alice's runs. */
+  | { kind: 'stream'; foreign: 404 | 200; call: (ctx: Ctx) => Promise<Call> };
 
 const at = (path: string, body?: unknown, headers?: Record<string, string>): Call => ({
   path,
@@ -104,6 +107,16 @@ const CASES: Record<string, Case> = {
       const run = await c.run();
       return at(`/runs/${run.runId}/rerun`, { fromStepId: firstStep(run) });
     },
+  },
+  'GET /runs/:runId/events': {
+    kind: 'stream',
+    foreign: 404,
+    call: async (c) => at(`/runs/${(await c.run()).runId}/events`),
+  },
+  'GET /events/stream': {
+    kind: 'stream',
+    foreign: 200,
+    call: () => Promise.resolve(at('/events/stream')),
   },
   'GET /flows': { kind: 'any', status: 200, call: () => Promise.resolve(at('/flows')) },
   'GET /me': { kind: 'any', status: 200, call: () => Promise.resolve(at('/me')) },
@@ -306,6 +319,18 @@ describe('authorization of every route', () => {
     if (spec.kind === 'public') {
       const response = await fetch(`${orc.baseUrl}${spec.call().path}`, { method });
       expect(response.status).toBe(200);
+      return;
+    }
+    if (spec.kind === 'stream') {
+      const call = await spec.call(ctx);
+      const url = `${orc.baseUrl}${call.path}`;
+      expect((await openSse(url, { token: null })).status).toBe(401);
+      const bob = await openSse(url, { token: tokens.bob });
+      bob.close();
+      expect(bob.status).toBe(spec.foreign);
+      const alice = await openSse(url, { token: tokens.alice });
+      alice.close();
+      expect(alice.status).toBe(200);
       return;
     }
     const anonymous = await send(method, await spec.call(ctx), null);

@@ -16,6 +16,7 @@ import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
+import { EVENTS_OPENAPI_PATHS, EVENTS_OPENAPI_SCHEMAS } from './events.openapi';
 import { IDENTITY_OPENAPI_PATHS, IDENTITY_OPENAPI_SCHEMAS } from './identity.openapi';
 import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
 import { artifactContractsPhrase, STEP_TYPE_OPENAPI_SCHEMAS } from './step-types.openapi';
@@ -178,6 +179,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...ACCOUNTS_OPENAPI_SCHEMAS,
   ...INDEX_OPENAPI_SCHEMAS,
   ...IDENTITY_OPENAPI_SCHEMAS,
+  ...EVENTS_OPENAPI_SCHEMAS,
   RunStatusSummary: {
     type: 'object',
     description:
@@ -453,6 +455,7 @@ export function buildOpenApiDocument(): Json {
       ...ACCOUNTS_OPENAPI_PATHS,
       ...INDEX_OPENAPI_PATHS,
       ...IDENTITY_OPENAPI_PATHS,
+      ...EVENTS_OPENAPI_PATHS,
     },
   };
 }
