@@ -23,6 +23,8 @@ export interface RunListQuery {
   flowKey?: string;
   ownerId?: string;
   idempotencyKey?: string;
+  /** scope.symbol exactly as triggered (BTC-USDT and BTC/USDT are different values). */
+  symbol?: string;
 }
 
 export interface RunListPage {

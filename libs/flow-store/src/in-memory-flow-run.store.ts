@@ -12,6 +12,16 @@ export interface InMemoryFlowRunStoreOptions {
   clock?: () => Date;
 }
 
+/** A (possibly dotted) field path of a stored document, as Firestore resolves it. */
+function fieldAt(doc: Record<string, unknown>, path: string): unknown {
+  let value: unknown = doc;
+  for (const key of path.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
 interface Entry {
   /** Raw stored document: normally a FlowRun, but seedRawDocument may store anything. */
   doc: Record<string, unknown>;
@@ -121,7 +131,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed {
       // Firestore's orderBy('createdAt') leaves out documents without the field.
       .filter(([, { doc }]) => doc['createdAt'] !== undefined)
       .filter(([, { doc }]) =>
-        Object.entries(filters).every(([field, value]) => doc[field] === value),
+        Object.entries(filters).every(([field, value]) => fieldAt(doc, field) === value),
       )
       .map(([runId, { doc }]) => ({
         runId,

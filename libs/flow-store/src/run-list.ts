@@ -63,10 +63,12 @@ export interface ListFilters {
   flowKey?: string;
   ownerId?: string;
   idempotencyKey?: string;
+  /** The run's scope.symbol, as triggered (a field path: both adapters resolve the dot). */
+  'scope.symbol'?: string;
 }
 
 export function validateListQuery(query: RunListQuery): ValidListQuery {
-  const { limit, cursor, status, flowKey, ownerId, idempotencyKey } = query;
+  const { limit, cursor, status, flowKey, ownerId, idempotencyKey, symbol } = query;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT_MAX) {
     throw new InvalidListQueryError(`limit must be an integer in 1..${LIST_LIMIT_MAX}`, { limit });
   }
@@ -78,6 +80,7 @@ export function validateListQuery(query: RunListQuery): ValidListQuery {
   if (flowKey !== undefined) filters.flowKey = flowKey;
   if (ownerId !== undefined) filters.ownerId = ownerId;
   if (idempotencyKey !== undefined) filters.idempotencyKey = idempotencyKey;
+  if (symbol !== undefined) filters['scope.symbol'] = symbol;
   return { limit, after: cursor === undefined ? null : decodeCursor(cursor), filters };
 }
 

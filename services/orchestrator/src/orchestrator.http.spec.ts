@@ -353,6 +353,10 @@ describe('orchestrator HTTP API', () => {
         runs: FlowRun[];
       };
       expect(byFlow.runs.map((r) => r.runId)).toEqual([ids[4]]);
+      const bySymbol = (await orc.request('GET', '/runs?symbol=ETH-USDT')).body as {
+        runs: FlowRun[];
+      };
+      expect(bySymbol.runs.map((r) => r.runId)).toEqual([ids[4]]);
       await orc.request('POST', `/runs/${String(ids[0])}/cancel`);
       const cancelled = (await orc.request('GET', '/runs?status=CANCELLED')).body as {
         runs: FlowRun[];
@@ -373,6 +377,7 @@ describe('orchestrator HTTP API', () => {
       ['cursor=%21%21notacursor', 'cursor'],
       ['stauts=RUNNING', 'stauts'],
       ['flowKey=Bad%20Key', 'flowKey'],
+      ['symbol=BTC%20USDT', 'symbol'],
     ])('400 INVALID_REQUEST for ?%s', async (query, mentioned) => {
       const res = await orc.request('GET', `/runs?${query}`);
       expect(res.status).toBe(400);

@@ -263,6 +263,12 @@ const RUN_PATHS: Readonly<Record<string, Json>> = {
           schema: { type: 'string', enum: [...RUN_STATUSES] },
         },
         { name: 'flowKey', in: 'query', schema: { type: 'string' } },
+        {
+          name: 'symbol',
+          in: 'query',
+          description: 'scope.symbol exactly as triggered',
+          schema: { type: 'string' },
+        },
         { name: 'idempotencyKey', in: 'query', schema: { type: 'string' } },
       ],
       responses: {

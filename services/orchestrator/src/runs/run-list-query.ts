@@ -4,7 +4,7 @@ import { LIST_LIMIT_MAX, type RunListQuery } from '@tda/flow-store';
 
 export const DEFAULT_LIST_LIMIT = 20;
 // No ownerId: the acting owner is the filter (X-TDA-Owner for an admin).
-const ALLOWED = ['limit', 'cursor', 'status', 'flowKey', 'idempotencyKey'] as const;
+const ALLOWED = ['limit', 'cursor', 'status', 'flowKey', 'symbol', 'idempotencyKey'] as const;
 const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_:-]{1,200}$/;
 
 function isRunStatus(value: string): value is RunStatus {
@@ -45,7 +45,7 @@ export function strictQuery(
 export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunListQuery {
   const values = strictQuery(raw, ALLOWED);
   const query: RunListQuery = { limit: DEFAULT_LIST_LIMIT };
-  const { limit, cursor, status, flowKey, idempotencyKey } = values;
+  const { limit, cursor, status, flowKey, symbol, idempotencyKey } = values;
   if (limit !== undefined) {
     const parsed = /^[0-9]{1,4}$/.test(limit) ? Number(limit) : Number.NaN;
     if (!(parsed >= 1 && parsed <= LIST_LIMIT_MAX)) {
@@ -79,6 +79,14 @@ export function parseRunListQuery(raw: Readonly<Record<string, unknown>>): RunLi
       });
     }
     query.flowKey = flowKey;
+  }
+  if (symbol !== undefined) {
+    if (!/^[A-Za-z0-9/:._-]{1,40}$/.test(symbol)) {
+      throw new InvalidRequestError('symbol must be a trading symbol such as BTC-USDT', {
+        parameter: 'symbol',
+      });
+    }
+    query.symbol = symbol;
   }
   if (idempotencyKey !== undefined) {
     if (!IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {

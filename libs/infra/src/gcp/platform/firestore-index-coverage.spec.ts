@@ -61,6 +61,7 @@ const FILTERS = {
   flowKey: 'scheduled_month_week_report_v1',
   ownerId: 'alice',
   idempotencyKey: 'key-1',
+  symbol: 'BTC-USDT',
 } as const satisfies Required<Omit<RunListQuery, 'limit' | 'cursor'>>;
 type Filter = keyof typeof FILTERS;
 
