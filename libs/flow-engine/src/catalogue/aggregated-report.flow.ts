@@ -1,3 +1,4 @@
+import { scopeSchema } from './scope-schema';
 import {
   TIMEFRAMES,
   type LlmProfile,
@@ -104,6 +105,7 @@ export const aggregatedReportFlow: FlowDefinition = {
   flowKey: AGGREGATED_REPORT_FLOW_KEY,
   description:
     'One LLM report synthesising existing reports of a symbol across timeframes (explicit reportIds or the latest per timeframe at asOf), citing its sources.',
+  scopeSchema: scopeSchema(AGGREGATE_SCOPE_FIELDS, { required: ['symbol'] }),
   resolveScope: resolve,
   needs(scope): FlowNeeds {
     const resolved = resolve(scope);

@@ -1,3 +1,4 @@
+import { scopeSchema } from './scope-schema';
 import { validate, type FlowRun } from '@tda/contracts';
 import { describe, expect, it } from 'vitest';
 import { advance } from '../advance';
@@ -110,6 +111,7 @@ describe('flow catalogue', () => {
     const broken: FlowDefinition = {
       flowKey: 'broken_v1',
       description: 'cycle',
+      scopeSchema: scopeSchema(['symbol'], { required: ['symbol'] }),
       resolveScope: (s) => s,
       build: () => ({
         'news_export:a': { stepType: 'NEWS_EXPORT', dependsOn: ['news_export:b'], inputs: {} },

@@ -1,3 +1,4 @@
+import type { ScopeSchema } from './scope-schema';
 import {
   FLOW_KEY_PATTERN,
   validate,
@@ -55,6 +56,7 @@ function defaultNeeds(definition: FlowDefinition, scope: RunScope): FlowNeeds {
 export interface FlowSummary {
   flowKey: string;
   description: string;
+  scopeSchema: ScopeSchema;
 }
 
 export interface CreateRunInput {
@@ -131,7 +133,9 @@ export class FlowCatalogue {
   list(): FlowSummary[] {
     return this.keys().flatMap((flowKey) => {
       const flow = this.flows.get(flowKey);
-      return flow === undefined ? [] : [{ flowKey, description: flow.description }];
+      return flow === undefined
+        ? []
+        : [{ flowKey, description: flow.description, scopeSchema: flow.scopeSchema }];
     });
   }
 

@@ -1,3 +1,4 @@
+import type { ScopeSchema } from './scope-schema';
 import type { RunScope, StepInputsByType, StepType, Timeframe } from '@tda/contracts';
 
 /** The typed inputs of a step type (its contracts/<step_type>_inputs.schema.json). */
@@ -58,6 +59,8 @@ export interface FlowNeeds {
 export interface FlowDefinition {
   flowKey: string;
   description: string;
+  /** The scope a caller may give, as JSON Schema (GET /flows; the console's trigger form). */
+  scopeSchema: ScopeSchema;
   /**
    * Validates the caller's scope and fills the defaults; the result is stored as run.scope, so a
    * run document says exactly what it was built from. Throws InvalidRequestError.

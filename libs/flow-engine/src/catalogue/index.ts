@@ -8,3 +8,4 @@ export * from './market-charts.flow';
 export * from './recommendation-with-account.flow';
 export * from './market-data-needs';
 export * from './aggregated-report.flow';
+export * from './scope-schema';

@@ -1,3 +1,4 @@
+import { scopeSchema } from './scope-schema';
 import type { RunScope, Timeframe } from '@tda/contracts';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
 import { addTimeframeCharts } from './report-steps';
@@ -25,6 +26,10 @@ function resolve(scope: RunScope): RunScope {
 export const marketChartsFlow: FlowDefinition = {
   flowKey: 'market_charts_v1',
   description: 'OHLCV export and charts (candles, volume, EMA, Bollinger, RSI/MACD) per timeframe.',
+  scopeSchema: scopeSchema(MARKET_CHARTS_SCOPE_FIELDS, {
+    required: ['symbol'],
+    timeframes: DEFAULT_MARKET_CHARTS_TIMEFRAMES,
+  }),
   resolveScope: resolve,
   build(scope) {
     const resolved = resolve(scope);

@@ -1,3 +1,4 @@
+import { scopeSchema } from './scope-schema';
 import { ACCOUNT_ID_PATTERN, type LlmProfile, type RunScope, type Timeframe } from '@tda/contracts';
 import { FlowRunInvalidError, InvalidRequestError } from '../errors';
 import { buildStepId, modelVariant } from '../ids';
@@ -57,6 +58,10 @@ export const recommendationWithAccountFlow: FlowDefinition = {
   flowKey: RECOMMENDATION_FLOW_KEY,
   description:
     'A recommendation for one symbol sized against an account: reports per timeframe + account snapshot -> LLM recommendation.',
+  scopeSchema: scopeSchema([...REPORT_SCOPE_FIELDS, 'accountId'], {
+    required: ['symbol', 'accountId'],
+    timeframes: DEFAULT_RECOMMENDATION_TIMEFRAMES,
+  }),
   resolveScope: resolve,
   build(scope) {
     const resolved = resolve(scope);

@@ -1,3 +1,4 @@
+import { scopeSchema } from './scope-schema';
 import type { RunScope, Timeframe } from '@tda/contracts';
 import { InvalidRequestError } from '../errors';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
@@ -33,6 +34,7 @@ export const scheduledMonthWeekReportFlow: FlowDefinition = {
   flowKey: 'scheduled_month_week_report_v1',
   description:
     'Monthly and weekly LLM report for one symbol: OHLCV + charts per timeframe, the 1w report builds on the 1M report.',
+  scopeSchema: scopeSchema(REPORT_SCOPE_FIELDS, { required: ['symbol'], timeframes: TIMEFRAMES }),
   resolveScope: resolve,
   build(scope) {
     const settings = readReportSettings(resolve(scope));

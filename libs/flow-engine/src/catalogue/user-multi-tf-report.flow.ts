@@ -1,3 +1,4 @@
+import { scopeSchema } from './scope-schema';
 import type { RunScope, Timeframe } from '@tda/contracts';
 import type { FlowDefinition, StepSpecs } from './flow-definition';
 import {
@@ -25,6 +26,10 @@ export const userMultiTfReportFlow: FlowDefinition = {
   flowKey: 'user_multi_tf_report_v1',
   description:
     'LLM reports for user-chosen timeframes of one symbol; each report builds on the next longer timeframe.',
+  scopeSchema: scopeSchema(REPORT_SCOPE_FIELDS, {
+    required: ['symbol'],
+    timeframes: DEFAULT_MULTI_TF_TIMEFRAMES,
+  }),
   resolveScope: resolve,
   build(scope) {
     const resolved = resolve(scope);

@@ -167,8 +167,23 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
         type: 'array',
         items: {
           type: 'object',
-          required: ['flowKey', 'description'],
-          properties: { flowKey: { type: 'string' }, description: { type: 'string' } },
+          required: ['flowKey', 'description', 'scopeSchema'],
+          properties: {
+            flowKey: { type: 'string' },
+            description: { type: 'string' },
+            scopeSchema: {
+              type: 'object',
+              description:
+                'The scope a trigger may give, as JSON Schema (type object, properties, required); clients generate their trigger form from it',
+              required: ['type', 'properties', 'required'],
+              properties: {
+                type: { type: 'string', enum: ['object'] },
+                properties: { type: 'object', additionalProperties: { type: 'object' } },
+                required: { type: 'array', items: { type: 'string' } },
+                additionalProperties: { type: 'boolean' },
+              },
+            },
+          },
         },
       },
     },
