@@ -631,6 +631,35 @@ describe('orchestrator HTTP API', () => {
         await broken.close();
       }
     });
+
+    it("files: a PNG of the step's bundle with its type; other names, steps and owners are 404s", async () => {
+      const [run, uri] = await succeededStep();
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+      const name = `${STEP}.candles.png`;
+      await orc.artifacts.put(`${uri.slice(0, uri.lastIndexOf('/') + 1)}${name}`, png, {
+        contentType: 'image/png',
+      });
+      const base = `${orc.baseUrl}/runs/${run.runId}/steps/${STEP}/files/`;
+      const auth = { headers: { authorization: `Bearer ${TEST_TOKEN}` } };
+      const res = await fetch(`${base}${encodeURIComponent(name)}`, auth);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/png');
+      expect(Buffer.from(await res.arrayBuffer()).equals(png)).toBe(true);
+      for (const other of [
+        `${STEP}.volume.png`, // not stored
+        'ohlcv_export:1w.candles.png', // another step's name
+        `${STEP}.candles.exe`, // not a bundle type
+        '..%2Fsecret.png',
+      ]) {
+        const refused = await fetch(`${base}${other}`, auth);
+        expect({ other, status: refused.status }).toEqual({ other, status: 404 });
+      }
+      const alice = await orc.tokenFor('alice');
+      const foreign = await fetch(`${base}${encodeURIComponent(name)}`, {
+        headers: { authorization: `Bearer ${alice}` },
+      });
+      expect(foreign.status).toBe(404);
+    });
   });
 
   describe('other routes', () => {

@@ -87,6 +87,15 @@ const CASES: Record<string, Case> = {
       return at(`/runs/${run.runId}/steps/${firstStep(run)}/artifact`);
     },
   },
+  'GET /runs/:runId/steps/:stepId/files/:fileName': {
+    kind: 'owned',
+    alice: 409, // exists, no artifact yet
+    call: async (c) => {
+      const run = await c.run();
+      const stepId = firstStep(run);
+      return at(`/runs/${run.runId}/steps/${stepId}/files/${stepId}.candles.png`);
+    },
+  },
   'POST /runs/:runId/steps/:stepId/retry': {
     kind: 'owned',
     alice: 409, // exists, not FAILED

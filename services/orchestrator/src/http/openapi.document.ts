@@ -12,7 +12,10 @@ import {
 } from '@tda/contracts';
 import { LIST_LIMIT_MAX } from '@tda/flow-store';
 import { DEFAULT_LIST_LIMIT } from '../runs/run-list-query';
-import { MAX_ARTIFACT_RESPONSE_BYTES } from '../runs/step-artifact.service';
+import {
+  MAX_ARTIFACT_RESPONSE_BYTES,
+  MAX_FILE_RESPONSE_BYTES,
+} from '../runs/step-artifact.service';
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
@@ -379,6 +382,37 @@ const STEP_PATHS: Readonly<Record<string, Json>> = {
         '502': error(
           'UPSTREAM_UNAVAILABLE: storage cannot serve it (details.reason: read_failed (retryable) | missing | too_large | not_json | invalid_uri | foreign_bucket)',
         ),
+        ...COMMON_ERRORS,
+      },
+    },
+  },
+  '/runs/{runId}/steps/{stepId}/files/{fileName}': {
+    get: {
+      operationId: 'getStepFile',
+      summary: "One file of the step's bundle (a chart PNG, the OHLCV CSV), as stored",
+      description: `Files beside the primary artifact named <stepId>.<…> (.png, .json, .csv, .md), up to ${MAX_FILE_RESPONSE_BYTES} bytes; the charts manifest names each PNG (the basename of its gcs_uri). Header X-TDA-Artifact-Sha256.`,
+      parameters: [
+        RUN_ID_PARAM,
+        STEP_ID_PARAM,
+        {
+          name: 'fileName',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', maxLength: 251 },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The file (Content-Type by extension)',
+          content: {
+            'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+            'text/csv': { schema: { type: 'string' } },
+          },
+        },
+        '400': error('INVALID_REQUEST: malformed runId or stepId'),
+        '404': error('NOT_FOUND: no such run or step, or no such file of the step'),
+        '409': error('CONFLICT: the step has no artifact yet'),
+        '502': error('UPSTREAM_UNAVAILABLE: storage cannot serve it (details.reason)'),
         ...COMMON_ERRORS,
       },
     },

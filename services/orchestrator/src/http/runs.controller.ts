@@ -116,4 +116,22 @@ export class RunsController {
       length: artifact.bytes.length,
     });
   }
+
+  /**
+   * One file of the step's bundle (chart PNGs named in the charts manifest, the OHLCV CSV), as
+   * stored, with its content type; 404 for a name that is not one of the step's files.
+   */
+  @Get(':runId/steps/:stepId/files/:fileName')
+  async file(
+    @Param('runId') runId: string,
+    @Param('stepId') stepId: string,
+    @Param('fileName') fileName: string,
+    @Owner() owner: string,
+    @Res({ passthrough: true }) response: HttpResponse,
+  ): Promise<StreamableFile> {
+    const file = await this.stepArtifacts.readFile(runId, stepId, fileName, owner);
+    response.setHeader(ARTIFACT_SHA256_HEADER, file.sha256);
+    response.setHeader('Cache-Control', 'private, max-age=3600');
+    return new StreamableFile(file.bytes, { type: file.contentType, length: file.bytes.length });
+  }
 }

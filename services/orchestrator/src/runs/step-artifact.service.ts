@@ -6,7 +6,7 @@ import {
   sha256Hex,
   type ArtifactStore,
 } from '@tda/artifacts';
-import type { StepType } from '@tda/contracts';
+import { TdaError, type StepType } from '@tda/contracts';
 import { StepNotFoundError, stepOf } from '@tda/flow-engine';
 import { describeError, logEvent, type Logger } from '@tda/observability';
 import type { OrchestratorConfig } from '../config';
@@ -25,6 +25,31 @@ import { RunsService } from './runs.service';
  * buffered into a response — read such objects from storage directly.
  */
 export const MAX_ARTIFACT_RESPONSE_BYTES = 1024 * 1024;
+
+/** Bundle files (chart PNGs are at most 256 KB each, TDA_MAX_CHART_IMAGE_BYTES). */
+export const MAX_FILE_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** The bundle files the API serves, by extension. */
+const FILE_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+};
+const SAFE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,250}$/;
+
+function extensionOf(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1).toLowerCase();
+}
+
+/** A bundle file the step does not have (or a name that is not one of its files). */
+export class ArtifactFileNotFoundError extends TdaError {
+  constructor(runId: string, stepId: string, fileName: string) {
+    super('NOT_FOUND', `step '${stepId}' of run '${runId}' has no file '${fileName}'`, {
+      details: { runId, stepId, fileName },
+    });
+  }
+}
 
 export interface StepArtifact {
   runId: string;
@@ -53,6 +78,56 @@ export class StepArtifactService {
   ) {}
 
   async read(runId: string, stepId: string, ownerId: string): Promise<StepArtifact> {
+    const { stepType, uri } = await this.primaryUri(runId, stepId, ownerId);
+    const bytes = await this.readChecked(uri, { runId, stepId }, MAX_ARTIFACT_RESPONSE_BYTES);
+    try {
+      JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw new ArtifactUnavailableError(`artifact ${uri} is not JSON`, 'not_json', {
+        runId,
+        stepId,
+        uri,
+        bytes: bytes.length,
+      });
+    }
+    return { runId, stepId, stepType, uri, bytes, sha256: sha256Hex(bytes) };
+  }
+
+  /**
+   * One file of the step's bundle, beside its primary artifact and named after the step
+   * (`<stepId>.<…>`: chart PNGs, the OHLCV CSV): GET /runs/{runId}/steps/{stepId}/files/{name}.
+   * Any other name is a 404, so the route reads nothing but this step's own files.
+   */
+  async readFile(
+    runId: string,
+    stepId: string,
+    fileName: string,
+    ownerId: string,
+  ): Promise<StepArtifact & { contentType: string }> {
+    const contentType = FILE_TYPES[extensionOf(fileName)];
+    const { stepType, uri } = await this.primaryUri(runId, stepId, ownerId);
+    if (!SAFE_FILE_NAME.test(fileName) || !fileName.startsWith(`${stepId}.`) || !contentType) {
+      throw new ArtifactFileNotFoundError(runId, stepId, fileName.slice(0, 200));
+    }
+    const fileUri = `${uri.slice(0, uri.lastIndexOf('/') + 1)}${fileName}`;
+    const ctx = { runId, stepId };
+    const bytes = await this.readChecked(fileUri, ctx, MAX_FILE_RESPONSE_BYTES).catch(
+      (error: unknown) => {
+        if (error instanceof ArtifactUnavailableError && error.reason === 'missing') {
+          throw new ArtifactFileNotFoundError(runId, stepId, fileName);
+        }
+        throw error;
+      },
+    );
+    return { runId, stepId, stepType, uri: fileUri, bytes, sha256: sha256Hex(bytes), contentType };
+  }
+
+  /** The step's primary artifact URI, checked to be in this deployment's bucket. */
+  private async primaryUri(
+    runId: string,
+    stepId: string,
+    ownerId: string,
+  ): Promise<{ stepType: StepType; uri: string }> {
     assertStepIdParam(stepId);
     const run = await this.runs.get(runId, ownerId);
     const step = stepOf(run, stepId);
@@ -64,25 +139,36 @@ export class StepArtifactService {
         { runId, stepId, status: step.status },
       );
     }
-    const fail = (reason: ArtifactUnavailableReason, message: string, extra = {}): never => {
-      throw new ArtifactUnavailableError(message, reason, { runId, stepId, uri, ...extra });
-    };
-
     let bucket: string;
     try {
       bucket = parseGcsUri(uri).bucket;
     } catch {
-      return fail('invalid_uri', `step '${stepId}' records an artifact uri that is not gs://...`);
+      throw new ArtifactUnavailableError(
+        `step '${stepId}' records an artifact uri that is not gs://...`,
+        'invalid_uri',
+        { runId, stepId, uri },
+      );
     }
     const expected = this.config.TDA_ARTIFACTS_BUCKET;
     if (bucket !== expected) {
-      return fail(
-        'foreign_bucket',
+      throw new ArtifactUnavailableError(
         `artifact ${uri} is outside this deployment's artifacts bucket '${expected}'`,
-        { bucket: expected },
+        'foreign_bucket',
+        { runId, stepId, uri, bucket: expected },
       );
     }
+    return { stepType: step.stepType, uri };
+  }
 
+  /** The object's bytes, with storage failures and the size limit as ArtifactUnavailableError. */
+  private async readChecked(
+    uri: string,
+    ctx: { runId: string; stepId: string },
+    limitBytes: number,
+  ): Promise<Buffer> {
+    const fail = (reason: ArtifactUnavailableReason, message: string, extra = {}): never => {
+      throw new ArtifactUnavailableError(message, reason, { ...ctx, uri, ...extra });
+    };
     let bytes: Buffer;
     try {
       bytes = await this.artifacts.read(uri);
@@ -93,7 +179,7 @@ export class StepArtifactService {
         this.logger,
         'warn',
         'http_request_failed',
-        { runId, stepId, uri, error: describeError(error) },
+        { ...ctx, uri, error: describeError(error) },
         'artifact read failed',
       );
       if (error instanceof ArtifactNotFoundError) {
@@ -103,18 +189,13 @@ export class StepArtifactService {
         storageCode: error.code,
       });
     }
-    if (bytes.length > MAX_ARTIFACT_RESPONSE_BYTES) {
+    if (bytes.length > limitBytes) {
       return fail(
         'too_large',
-        `artifact ${uri} is ${bytes.length} bytes, over the API limit of ${MAX_ARTIFACT_RESPONSE_BYTES} bytes; read it from storage directly`,
-        { bytes: bytes.length, limitBytes: MAX_ARTIFACT_RESPONSE_BYTES },
+        `artifact ${uri} is ${bytes.length} bytes, over the API limit of ${limitBytes} bytes; read it from storage directly`,
+        { bytes: bytes.length, limitBytes },
       );
     }
-    try {
-      JSON.parse(bytes.toString('utf8'));
-    } catch {
-      return fail('not_json', `artifact ${uri} is not JSON`, { bytes: bytes.length });
-    }
-    return { runId, stepId, stepType: step.stepType, uri, bytes, sha256: sha256Hex(bytes) };
+    return bytes;
   }
 }
