@@ -6,6 +6,7 @@ import {
   GrpcStatus,
   Timestamp,
 } from '@google-cloud/firestore';
+import { firestoreGrpcCode, transientFirestoreStatus } from '@tda/flow-store';
 import type { Account } from '@tda/contracts';
 import {
   applyAccountChanges,
@@ -36,19 +37,6 @@ export interface FirestoreAccountStoreOptions {
   /** Source of createdAt / updatedAt stamps. */
   clock?: () => Date;
 }
-
-function grpcCode(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
-}
-
-/** What Google documents as "retry with backoff" (see @tda/flow-store for the reasoning). */
-const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.RESOURCE_EXHAUSTED,
-  GrpcStatus.ABORTED,
-]);
 
 /** The version is the document's update time, exact to the nanosecond: `<seconds>.<nanos:9>`. */
 function versionOf(time: Timestamp): string {
@@ -82,7 +70,7 @@ export class FirestoreAccountStore implements AccountStore {
         const result = await this.ref(doc.accountId).create(doc);
         return { account: doc, version: versionOf(result.writeTime) };
       } catch (error) {
-        if (grpcCode(error) === GrpcStatus.ALREADY_EXISTS) {
+        if (firestoreGrpcCode(error) === GrpcStatus.ALREADY_EXISTS) {
           throw new AccountAlreadyExistsError(doc.accountId);
         }
         throw error;
@@ -159,7 +147,7 @@ export class FirestoreAccountStore implements AccountStore {
     try {
       return (await write(this.ref(accountId))).writeTime;
     } catch (error) {
-      const code = grpcCode(error);
+      const code = firestoreGrpcCode(error);
       if (code === GrpcStatus.NOT_FOUND) throw new AccountNotFoundError(accountId);
       if (code === GrpcStatus.FAILED_PRECONDITION || code === GrpcStatus.ABORTED) {
         throw await this.explainRejection(accountId, expectedVersion);
@@ -180,9 +168,9 @@ export class FirestoreAccountStore implements AccountStore {
     try {
       return await call();
     } catch (error) {
-      const code = grpcCode(error);
-      if (code === undefined || !TRANSIENT_STATUSES.has(code)) throw error;
-      throw new AccountStoreUnavailableError(operation, GrpcStatus[code] ?? String(code), error);
+      const status = transientFirestoreStatus(error);
+      if (status === undefined) throw error;
+      throw new AccountStoreUnavailableError(operation, status, error);
     }
   }
 

@@ -25,6 +25,7 @@ import {
   type VersionedRun,
 } from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
+import { firestoreGrpcCode, transientFirestoreStatus } from './firestore-status';
 import {
   type StoredPatch,
   isRunId,
@@ -43,33 +44,10 @@ export interface FirestoreFlowRunStoreOptions {
   snapshotCacheSize?: number;
 }
 
-/** The gRPC status the Node client puts on `error.code` (numbers: the client's GrpcStatus). */
-function grpcCode(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
-}
-
-/**
- * The statuses of a Firestore that cannot serve the call now but may in a moment — what Google
- * documents as "retry with backoff": UNAVAILABLE (outage, network), DEADLINE_EXCEEDED (no answer
- * in time), RESOURCE_EXHAUSTED (quota, overload), ABORTED (contention; an update's ABORTED is
- * first read as its precondition failing, see update). Not INTERNAL: grpc-js also reports its
- * own client-side failures (serialization, protocol) with it, which no retry fixes, so it stays
- * an unexpected error (500, logged). Everything else (permissions, bad arguments) is not
- * transient either.
- */
-const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.RESOURCE_EXHAUSTED,
-  GrpcStatus.ABORTED,
-]);
-
 /** A client error with a transient status as StoreUnavailableError; anything else unchanged. */
 function withTransientMapped(operation: string, error: unknown): unknown {
-  const code = grpcCode(error);
-  if (code === undefined || !TRANSIENT_STATUSES.has(code)) return error;
-  return new StoreUnavailableError(operation, GrpcStatus[code] ?? String(code), error);
+  const status = transientFirestoreStatus(error);
+  return status === undefined ? error : new StoreUnavailableError(operation, status, error);
 }
 
 /** The version is the document's update time, exact to the nanosecond: `<seconds>.<nanos:9>`. */
@@ -183,7 +161,8 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed {
       const result = await this.ref(doc.runId).create(doc);
       return this.remember({ run: doc, version: versionOf(result.writeTime) });
     } catch (error) {
-      if (grpcCode(error) === GrpcStatus.ALREADY_EXISTS) throw new RunAlreadyExistsError(doc.runId);
+      if (firestoreGrpcCode(error) === GrpcStatus.ALREADY_EXISTS)
+        throw new RunAlreadyExistsError(doc.runId);
       throw error;
     }
   }
@@ -214,7 +193,7 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed {
       const result = await ref.update(first[0], first[1], ...rest.flat(), { lastUpdateTime });
       writeTime = result.writeTime;
     } catch (error) {
-      const code = grpcCode(error);
+      const code = firestoreGrpcCode(error);
       if (code === GrpcStatus.NOT_FOUND) throw new RunNotFoundError(runId);
       // A missing document also fails the update-time precondition; tell the two apart.
       if (code === GrpcStatus.FAILED_PRECONDITION || code === GrpcStatus.ABORTED) {

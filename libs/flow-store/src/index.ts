@@ -5,3 +5,4 @@ export * from './in-memory-flow-run.store';
 export * from './firestore-flow-run.store';
 export * from './firestore-client.factory';
 export * from './run-change-feed.port';
+export * from './firestore-status';

@@ -5,6 +5,7 @@ import {
   GrpcStatus,
 } from '@google-cloud/firestore';
 import { validate } from '@tda/contracts';
+import { firestoreGrpcCode, transientFirestoreStatus } from '@tda/flow-store';
 import { ApiTokenExistsError, IdentityStoreUnavailableError } from './identity-store.errors';
 import {
   byNewestToken,
@@ -20,18 +21,6 @@ export interface FirestoreIdentityStoreOptions {
   tokensCollection?: string;
   identitiesCollection?: string;
 }
-
-function grpcCode(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
-}
-
-const TRANSIENT: ReadonlySet<number> = new Set([
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.RESOURCE_EXHAUSTED,
-  GrpcStatus.ABORTED,
-]);
 
 /** A stored document as the contract says, or null (a foreign or broken document is no principal). */
 function tokenOf(data: DocumentData | undefined): ApiTokenRecord | null {
@@ -66,7 +55,7 @@ export class FirestoreIdentityStore implements IdentityStore {
       try {
         await this.tokens.doc(hash).create({ ...record });
       } catch (error) {
-        if (grpcCode(error) === GrpcStatus.ALREADY_EXISTS) {
+        if (firestoreGrpcCode(error) === GrpcStatus.ALREADY_EXISTS) {
           throw new ApiTokenExistsError(record.tokenId);
         }
         throw error;
@@ -107,7 +96,7 @@ export class FirestoreIdentityStore implements IdentityStore {
         await doc.ref.update({ revokedAt: at }, { lastUpdateTime: doc.updateTime });
         return { ...record, revokedAt: at };
       } catch (error) {
-        if (grpcCode(error) !== GrpcStatus.FAILED_PRECONDITION) throw error;
+        if (firestoreGrpcCode(error) !== GrpcStatus.FAILED_PRECONDITION) throw error;
         return tokenOf((await doc.ref.get()).data());
       }
     });
@@ -118,7 +107,7 @@ export class FirestoreIdentityStore implements IdentityStore {
       try {
         await this.tokens.doc(hash).update({ lastUsedAt: at });
       } catch (error) {
-        if (grpcCode(error) !== GrpcStatus.NOT_FOUND) throw error;
+        if (firestoreGrpcCode(error) !== GrpcStatus.NOT_FOUND) throw error;
       }
     });
   }
@@ -161,9 +150,9 @@ export class FirestoreIdentityStore implements IdentityStore {
     try {
       return await call();
     } catch (error) {
-      const code = grpcCode(error);
-      if (code === undefined || !TRANSIENT.has(code)) throw error;
-      throw new IdentityStoreUnavailableError(operation, GrpcStatus[code] ?? String(code), error);
+      const status = transientFirestoreStatus(error);
+      if (status === undefined) throw error;
+      throw new IdentityStoreUnavailableError(operation, status, error);
     }
   }
 }

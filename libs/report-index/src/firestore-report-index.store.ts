@@ -5,6 +5,7 @@ import {
   GrpcStatus,
   type Query,
 } from '@google-cloud/firestore';
+import { firestoreGrpcCode, transientFirestoreStatus } from '@tda/flow-store';
 import type { RecommendationIndexEntry, ReportIndexEntry } from '@tda/contracts';
 import {
   ID_PATTERNS,
@@ -40,19 +41,6 @@ export interface FirestoreReportIndexStoreOptions {
   /** Collection of the recommendation entries (default `recommendations`). */
   recommendationsCollection?: string;
 }
-
-function grpcCode(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'number' ? error.code : undefined;
-}
-
-/** The statuses Google documents as "retry with backoff" (see FirestoreFlowRunStore). */
-const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([
-  GrpcStatus.UNAVAILABLE,
-  GrpcStatus.DEADLINE_EXCEEDED,
-  GrpcStatus.RESOURCE_EXHAUSTED,
-  GrpcStatus.ABORTED,
-]);
 
 /**
  * ReportIndexStore on Firestore: `reports/{reportId}` and `recommendations/{recoId}`, doc id =
@@ -145,7 +133,7 @@ export class FirestoreReportIndexStore implements ReportIndexStore {
       await collection.doc(id).create(doc);
       return 'created';
     } catch (error) {
-      if (grpcCode(error) === GrpcStatus.ALREADY_EXISTS) return 'exists';
+      if (firestoreGrpcCode(error) === GrpcStatus.ALREADY_EXISTS) return 'exists';
       throw error;
     }
   }
@@ -155,9 +143,9 @@ export class FirestoreReportIndexStore implements ReportIndexStore {
     try {
       return await call();
     } catch (error) {
-      const code = grpcCode(error);
-      if (code === undefined || !TRANSIENT_STATUSES.has(code)) throw error;
-      throw new IndexStoreUnavailableError(operation, GrpcStatus[code] ?? String(code), error);
+      const status = transientFirestoreStatus(error);
+      if (status === undefined) throw error;
+      throw new IndexStoreUnavailableError(operation, status, error);
     }
   }
 }
