@@ -1,5 +1,6 @@
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -13,9 +14,11 @@ import tseslint from 'typescript-eslint';
  * - type:cli         the `tda` command (services/cli, not deployed); same dependencies as a service
  * - type:test       test helpers; only test files may import them
  * - type:launcher   the local all-in-one launcher (npm start): composes services in one process
+ * - type:app        the web console (services/console/): a browser bundle; server libs as types only
  */
 const productionConstraints = [
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:core'] },
   { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:core', 'type:contracts'] },
   { sourceTag: 'type:config', onlyDependOnLibsWithTags: ['type:config', 'type:contracts'] },
   {
@@ -179,9 +182,11 @@ export default tseslint.config(
   },
   {
     // One coded error base (DESIGN.md §6): every error family extends TdaError, so every edge maps
-    // any of them by code. Tests and testing helpers may throw plain errors.
+    // any of them by code. Tests and testing helpers may throw plain errors. The console is a
+    // browser bundle that imports server libraries as types only: its ApiError mirrors the wire
+    // body ({code, message, details}) instead.
     files: ['libs/**/*.ts', 'services/**/*.ts'],
-    ignores: [...testFiles, 'libs/contracts/src/tda-error.ts'],
+    ignores: [...testFiles, 'libs/contracts/src/tda-error.ts', 'services/console/**'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -191,6 +196,44 @@ export default tseslint.config(
           message: 'errors extend TdaError (@tda/contracts): a code, retryable, details, cause',
         },
       ],
+    },
+  },
+  {
+    // The web console: React rules, the same import boundaries for .tsx, and server libraries
+    // (@tda/*) as types only, so nothing of the server reaches the browser bundle.
+    files: ['services/console/**/*.ts', 'services/console/**/*.tsx'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      'react-hooks/exhaustive-deps': 'error',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: SERVICE_IMPORTS,
+          depConstraints: testConstraints,
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@tda/*'],
+              allowTypeImports: true,
+              message: 'the console imports server libraries as types only (import type)',
+            },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      'no-console': 'error',
     },
   },
   {

@@ -25,6 +25,8 @@ export const localStackConfigSchema = z.object({
   TDA_DEMO_ACCOUNT: z.string().default('demo'),
   /** Stop after the demo run finished (for scripted checks); default: keep serving. */
   TDA_EXIT_AFTER_DEMO: flag(false),
+  /** A built console to serve; unset: `npm start` builds services/console/ into dist/console when stale. */
+  TDA_CONSOLE_DIR: z.string().min(1).optional(),
   TDA_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
 });
 export type LocalStackConfig = z.infer<typeof localStackConfigSchema>;

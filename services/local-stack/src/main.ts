@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '@tda/observability';
 import { runDemo } from './demo';
 import { loadLocalStackConfig } from './local-stack.config';
 import { startLocalStack } from './local-stack';
+import { ensureConsoleBuilt } from './console-build';
 
 /**
  * `npm start`: the whole TDA stack in one process, a demo run with live progress, then the API
@@ -31,10 +32,20 @@ async function main(): Promise<void> {
   };
   const out = process.stdout;
   out.write('TDA local stack starting...\n');
-  const stack = await startLocalStack({ env, loggerFor });
+  // The console of this checkout, built when its sources changed (skipped if TDA_CONSOLE_DIR is set).
+  const consoleBuild =
+    config.TDA_CONSOLE_DIR === undefined
+      ? ensureConsoleBuilt(resolve(__dirname, '../../..'), (line) => out.write(`  ${line}\n`))
+      : { dir: config.TDA_CONSOLE_DIR };
+  const stackEnv =
+    consoleBuild.dir === undefined ? env : { ...env, TDA_CONSOLE_DIR: consoleBuild.dir };
+  const stack = await startLocalStack({ env: stackEnv, loggerFor });
   out.write(
     [
       ...stack.description.map((line) => `  ${line}`),
+      consoleBuild.dir === undefined
+        ? `  console   not served (${consoleBuild.reason})`
+        : `  console   ${stack.url}/   (open it and sign in with the token below)`,
       `  API       ${stack.url}   (docs ${stack.url}/docs, OpenAPI ${stack.url}/openapi.json)`,
       `  sign in   ${stack.adminToken}   (admin of owner ${stack.adminOwner}: the console's sign-in, or TDA_API_TOKEN; revoked on exit)`,
       `  operator  ${stack.token}   (in ${join(stack.dataDir, 'local-api.json')}; the CLI reads it)`,
