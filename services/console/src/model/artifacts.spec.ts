@@ -12,7 +12,10 @@ import { artifactView, chartFileName, lastCandles, modelMetadata } from './artif
 
 function example<T>(name: string): T {
   return JSON.parse(
-    readFileSync(resolve(__dirname, '../../../../contracts/examples', `${name}.example.json`), 'utf8'),
+    readFileSync(
+      resolve(__dirname, '../../../../contracts/examples', `${name}.example.json`),
+      'utf8',
+    ),
   ) as T;
 }
 const accountSnapshot = example<AccountSnapshot>('account_snapshot');
