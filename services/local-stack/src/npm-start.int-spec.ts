@@ -35,6 +35,9 @@ describe('npm start', () => {
     const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
     expect(output).toContain('demo run finished: SUCCEEDED');
     expect(code).toBe(0);
+    // The console and how to sign in to it (a fresh admin token of the default owner).
+    expect(output).toMatch(/^ {2}console {3}http:\/\/127\.0\.0\.1:\d+\/ {3}\(open it and sign in/m);
+    expect(output).toMatch(/^ {2}sign in {3}tda_[A-Za-z0-9_-]{43} {3}\(admin of owner local-user/m);
     const pngPaths = [...output.matchAll(/^\s+(\/\S+\.png)$/gm)].map((m) => m[1] ?? '');
     expect(pngPaths.length).toBeGreaterThanOrEqual(2);
     for (const path of pngPaths) {

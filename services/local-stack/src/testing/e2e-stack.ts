@@ -6,7 +6,7 @@ import { createMemoryLogger, type MemoryLogger } from '@tda/observability';
 import { ApiClient } from '@tda/service-cli';
 import { emulatorEndpoints, expectEventually, uniqueName } from '@tda/test-support';
 import { expect } from 'vitest';
-import { startLocalStack, type LocalStack } from '../local-stack';
+import { startLocalStack, type LocalStack, type LocalStackHooks } from '../local-stack';
 
 export interface E2eStack {
   stack: LocalStack;
@@ -28,6 +28,8 @@ export interface StartE2eStackOptions {
    * that count every run of the collection (admission), which other files' runs would disturb.
    */
   ownProject?: boolean;
+  /** Test hooks of the local stack (wrapped handlers, ...). */
+  hooks?: LocalStackHooks;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function startE2eStack(options: StartE2eStackOptions): Promise<E2eS
     },
     loggerFor: () => logs.logger,
     emulators: options.ownProject === true ? { ...emulators, projectId: prefix } : emulators,
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   });
   return { stack, logs, prefix, api: new ApiClient({ baseUrl: stack.url, token: stack.token }) };
 }
