@@ -155,6 +155,8 @@ export interface ApiClientOptions {
   token: string;
   /** Sent as X-Serverless-Authorization (Cloud Run IAM) when set. */
   identityToken?: string;
+  /** An admin acting for this owner: sent as X-TDA-Owner on every request. */
+  actingOwner?: string;
   /** Per-request timeout. */
   timeoutMs?: number;
   fetchImpl?: typeof fetch;
@@ -374,6 +376,9 @@ export class ApiClient {
   private authHeaders(): Record<string, string> {
     return {
       authorization: `Bearer ${this.options.token}`,
+      ...(this.options.actingOwner === undefined
+        ? {}
+        : { 'x-tda-owner': this.options.actingOwner }),
       ...(this.options.identityToken === undefined
         ? {}
         : { 'x-serverless-authorization': `Bearer ${this.options.identityToken}` }),

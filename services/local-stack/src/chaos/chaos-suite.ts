@@ -578,7 +578,9 @@ export class ChaosSuite {
       45_000,
       `the ${timeframe} model call of ${runId}`,
     );
-    const cancelled = await this.api().cancel(runId);
+    // The run is its plan's owner's: the operator (an admin) acts for that owner.
+    const owner = (await this.requireStack().backends.store.get(runId))?.run.ownerId;
+    const cancelled = await this.api(owner).cancel(runId);
     if (cancelled.status !== 'CANCELLED') {
       throw new Error(`cancel of ${runId} left it ${cancelled.status}`);
     }
@@ -666,10 +668,17 @@ export class ChaosSuite {
     return this.stack;
   }
 
-  /** The stack's API (the trigger stays a raw request: it sets the plan's X-TDA-Owner header). */
-  private api(): ApiClient {
+  /**
+   * The stack's API as the operator, acting for `owner` when given (each run belongs to its
+   * plan's owner: the trigger stays a raw request that sets the plan's X-TDA-Owner header).
+   */
+  private api(owner?: string): ApiClient {
     const stack = this.requireStack();
-    return new ApiClient({ baseUrl: stack.url, token: stack.token });
+    return new ApiClient({
+      baseUrl: stack.url,
+      token: stack.token,
+      ...(owner === undefined ? {} : { actingOwner: owner }),
+    });
   }
 
   private requireModel(): ChaosModelServer {
