@@ -6,6 +6,7 @@
 // Workspace code (@tda/* through the tsconfig paths) is bundled; every npm package stays external
 // and is installed in the image from a package.json + package-lock.json that NX prunes from the
 // root ones for exactly this project.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
@@ -27,6 +28,13 @@ const BUNDLE_ASSETS = [
     whenBundled: 'libs/market-data/src/data-dir.ts',
     from: 'libs/market-data/data',
     to: 'market-data',
+  },
+  {
+    // The web console the orchestrator serves (TDA_CONSOLE_DIR=console in its deployment):
+    // built by vite straight into the bundle, so an image serves the console of its commit.
+    whenBundled: 'services/orchestrator/src/console/console-static.ts',
+    build: ['build', '--config', 'services/console/vite.config.ts', '--logLevel', 'warn'],
+    to: 'console',
   },
 ];
 
@@ -330,7 +338,16 @@ export async function buildService(workspace, project, { outRoot = DEFAULT_OUT_R
   const assets = [];
   for (const asset of BUNDLE_ASSETS) {
     if (!bundledInputs.has(asset.whenBundled)) continue;
-    cpSync(join(ROOT, asset.from), join(outDir, asset.to), { recursive: true });
+    if (asset.build === undefined) {
+      cpSync(join(ROOT, asset.from), join(outDir, asset.to), { recursive: true });
+    } else {
+      const vite = join(ROOT, 'node_modules', '.bin', 'vite');
+      const args = [...asset.build, '--outDir', join(outDir, asset.to), '--emptyOutDir'];
+      const built = spawnSync(vite, args, { cwd: ROOT, encoding: 'utf8' });
+      if (built.status !== 0) {
+        throw new Error(`${project}: building ${asset.to} failed: ${built.stderr || built.error}`);
+      }
+    }
     assets.push(asset.to);
   }
 

@@ -111,6 +111,8 @@ async function startService(
             TDA_API_TOKEN: API_TOKEN,
             // Other test files share the emulators: never reconcile their runs.
             TDA_RECONCILE_INTERVAL_MS: '0',
+            // As deployed (deployment-model): the console built into the bundle.
+            TDA_CONSOLE_DIR: 'console',
           }
         : {}),
       ...env,
@@ -253,6 +255,8 @@ describe('production bundles', () => {
         // CSVs travel with each; the orchestrator (coverage at trigger), OHLCV_EXPORT and
         // ACCOUNT_EXPORT (marks) read them.
         'market-data',
+        // The orchestrator serves the web console, built into its bundle.
+        ...(service === 'orchestrator' ? ['console'] : []),
       ].sort(),
     );
   });
@@ -287,6 +291,10 @@ describe('production bundles', () => {
     });
     const api = `http://127.0.0.1:${running[SERVICES.indexOf('orchestrator')]?.port}`;
     const headers = { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' };
+    // The orchestrator's bundle serves the console it was built with.
+    const page = await fetch(`${api}/`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
 
     const trigger = await fetch(`${api}/runs`, {
       method: 'POST',

@@ -330,6 +330,8 @@ const ORCHESTRATOR: ServiceDeployment = {
   env: (environment) => ({
     ...backendEnv(environment),
     TDA_MAX_RUNNING_RUNS: String(environment.maxRunningRuns),
+    // The console is built into the image beside main.js (tools/build: the console asset).
+    TDA_CONSOLE_DIR: 'console',
     // Cloud Scheduler's reconcile job authenticates with its own ID token (not TDA_API_TOKEN).
     TDA_ADMIN_OIDC_AUDIENCE: 'tda-orchestrator',
     TDA_ADMIN_OIDC_SERVICE_ACCOUNT: serviceAccountEmail(SCHEDULER_ACCOUNT_ID, environment.project),
