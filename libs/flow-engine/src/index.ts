@@ -25,3 +25,4 @@ export * from './index-ids';
 export * from './current-step';
 export * from './status-summary';
 export * from './run-events';
+export * from './dynamic';

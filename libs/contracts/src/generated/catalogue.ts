@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   'FORBIDDEN',
   'NOT_FOUND',
   'INVALID_REFERENCE',
+  'EXPANSION_LIMIT_EXCEEDED',
   'CONFLICT',
   'QUOTA_EXCEEDED',
   'INTERNAL_ERROR',
@@ -161,6 +162,10 @@ export const ERROR_CODE_INFO = {
     httpStatus: 404,
   },
   INVALID_REFERENCE: {
+    retryable: false,
+    httpStatus: 422,
+  },
+  EXPANSION_LIMIT_EXCEEDED: {
     retryable: false,
     httpStatus: 422,
   },

@@ -47,6 +47,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'INVALID_REFERENCE'
+  | 'EXPANSION_LIMIT_EXCEEDED'
   | 'CONFLICT'
   | 'QUOTA_EXCEEDED'
   | 'INTERNAL_ERROR';
@@ -568,6 +569,13 @@ export interface FlowStep {
    * Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.
    */
   maxAttempts?: number;
+  /**
+   * A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.
+   */
+  addedBy?: {
+    stepId: StepId;
+    depth: number;
+  };
   [k: string]: unknown;
 }
 export interface StepOutputs {

@@ -597,6 +597,7 @@ export interface components {
         | 'FORBIDDEN'
         | 'NOT_FOUND'
         | 'INVALID_REFERENCE'
+        | 'EXPANSION_LIMIT_EXCEEDED'
         | 'CONFLICT'
         | 'QUOTA_EXCEEDED'
         | 'INTERNAL_ERROR';
@@ -783,6 +784,7 @@ export interface components {
               | 'FORBIDDEN'
               | 'NOT_FOUND'
               | 'INVALID_REFERENCE'
+              | 'EXPANSION_LIMIT_EXCEEDED'
               | 'CONFLICT'
               | 'QUOTA_EXCEEDED'
               | 'INTERNAL_ERROR';

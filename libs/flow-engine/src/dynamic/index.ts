@@ -1,0 +1,3 @@
+export * from './indicator-catalogue';
+export * from './indicator-request';
+export * from './expand-indicators';
