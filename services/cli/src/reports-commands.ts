@@ -54,6 +54,25 @@ function nextPage(words: string[], filters: Record<string, unknown>, cursor: str
   return [...words, '--cursor', shellWord(cursor)].join(' ');
 }
 
+/** One page of a list command: JSON, or one line per entry and the next-page command. */
+function printPage<T>(
+  ctx: IndexCommandContext,
+  list: { words: string[]; filters: Record<string, unknown>; json: boolean | undefined },
+  page: { entries: readonly T[]; nextCursor: string | null; raw: unknown },
+  render: (entry: T) => string,
+  empty: string,
+): void {
+  if (list.json === true) {
+    print(ctx, JSON.stringify(page.raw, null, 2));
+    return;
+  }
+  if (page.entries.length === 0) print(ctx, empty);
+  for (const entry of page.entries) print(ctx, render(entry));
+  if (page.nextCursor !== null) {
+    print(ctx, `next page: ${nextPage(list.words, list.filters, page.nextCursor)}`);
+  }
+}
+
 const minute = (instant: string): string => instant.slice(0, 16).replace('T', ' ');
 
 /** One line per report: id, asOf, symbol, timeframe, bias/confidence, headline. */
@@ -173,12 +192,6 @@ function addReportsGroup(program: Command, ctx: IndexCommandContext): void {
         cursor?: string;
         json?: boolean;
       }) => {
-        const filters = {
-          symbol: opts.symbol,
-          timeframe: opts.timeframe,
-          'as-of': opts.asOf,
-          limit: opts.limit,
-        };
         const page = await ctx.client().listReports({
           symbol: opts.symbol,
           timeframe: opts.timeframe,
@@ -186,18 +199,19 @@ function addReportsGroup(program: Command, ctx: IndexCommandContext): void {
           limit: opts.limit,
           cursor: opts.cursor,
         });
-        if (opts.json === true) {
-          print(ctx, JSON.stringify(page, null, 2));
-          return;
-        }
-        if (page.reports.length === 0) print(ctx, 'no reports');
-        for (const entry of page.reports) print(ctx, renderReportLine(entry));
-        if (page.nextCursor !== null) {
-          print(
-            ctx,
-            `next page: ${nextPage(['tda', 'reports', 'list'], filters, page.nextCursor)}`,
-          );
-        }
+        const filters = {
+          symbol: opts.symbol,
+          timeframe: opts.timeframe,
+          'as-of': opts.asOf,
+          limit: opts.limit,
+        };
+        printPage(
+          ctx,
+          { words: ['tda', 'reports', 'list'], filters, json: opts.json },
+          { entries: page.reports, nextCursor: page.nextCursor, raw: page },
+          renderReportLine,
+          'no reports',
+        );
       },
     );
   reports
@@ -205,22 +219,7 @@ function addReportsGroup(program: Command, ctx: IndexCommandContext): void {
     .description("a report: its index entry and its Markdown (read from the run's artifact)")
     .argument('<reportId>')
     .option('--json', 'print {entry, report} as JSON')
-    .action(async (reportId: string, opts: { json?: boolean }) => {
-      const api = ctx.client();
-      const entry = await api.getReport(reportId);
-      const checked = validate.llmReportFile(await artifactOf(api, entry));
-      if (!checked.ok) {
-        throw new CliError(
-          'UPSTREAM_UNAVAILABLE',
-          `the artifact of ${reportId} (${entry.gcs_uri}) is not a valid llm_report_file`,
-        );
-      }
-      if (opts.json === true) {
-        print(ctx, JSON.stringify({ entry, report: checked.value }, null, 2));
-        return;
-      }
-      print(ctx, renderIndexedReport(entry, checked.value));
-    });
+    .action((reportId: string, opts: { json?: boolean }) => showReport(ctx, reportId, opts));
   reports
     .command('backfill')
     .description(
@@ -232,6 +231,28 @@ function addReportsGroup(program: Command, ctx: IndexCommandContext): void {
       const answer = await ctx.client().backfillIndex(opts.apply === true);
       print(ctx, opts.json === true ? JSON.stringify(answer, null, 2) : renderBackfill(answer));
     });
+}
+
+/** `tda reports show`: the index entry and the report file it points at. */
+async function showReport(
+  ctx: IndexCommandContext,
+  reportId: string,
+  opts: { json?: boolean },
+): Promise<void> {
+  const api = ctx.client();
+  const entry = await api.getReport(reportId);
+  const checked = validate.llmReportFile(await artifactOf(api, entry));
+  if (!checked.ok) {
+    throw new CliError(
+      'UPSTREAM_UNAVAILABLE',
+      `the artifact of ${reportId} (${entry.gcs_uri}) is not a valid llm_report_file`,
+    );
+  }
+  if (opts.json === true) {
+    print(ctx, JSON.stringify({ entry, report: checked.value }, null, 2));
+    return;
+  }
+  print(ctx, renderIndexedReport(entry, checked.value));
 }
 
 /** `tda recommendations list|show`. */
@@ -255,27 +276,24 @@ function addRecommendationsGroup(program: Command, ctx: IndexCommandContext): vo
         cursor?: string;
         json?: boolean;
       }) => {
-        const filters = {
-          symbol: opts.symbol,
-          'min-strength': opts.minStrength,
-          limit: opts.limit,
-        };
         const page = await ctx.client().listRecommendations({
           symbol: opts.symbol,
           minStrength: opts.minStrength,
           limit: opts.limit,
           cursor: opts.cursor,
         });
-        if (opts.json === true) {
-          print(ctx, JSON.stringify(page, null, 2));
-          return;
-        }
-        if (page.recommendations.length === 0) print(ctx, 'no recommendations');
-        for (const entry of page.recommendations) print(ctx, renderRecommendationLine(entry));
-        if (page.nextCursor !== null) {
-          const words = ['tda', 'recommendations', 'list'];
-          print(ctx, `next page: ${nextPage(words, filters, page.nextCursor)}`);
-        }
+        const filters = {
+          symbol: opts.symbol,
+          'min-strength': opts.minStrength,
+          limit: opts.limit,
+        };
+        printPage(
+          ctx,
+          { words: ['tda', 'recommendations', 'list'], filters, json: opts.json },
+          { entries: page.recommendations, nextCursor: page.nextCursor, raw: page },
+          renderRecommendationLine,
+          'no recommendations',
+        );
       },
     );
   recommendations
