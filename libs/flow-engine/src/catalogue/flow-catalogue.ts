@@ -178,34 +178,7 @@ export class FlowCatalogue {
    */
   createRun(input: CreateRunInput): FlowRun {
     const flow = this.get(input.flowKey);
-    checkText('ownerId', input.ownerId);
-    checkText('idempotencyKey', input.idempotencyKey, true);
-    if (
-      !isObject(input.trigger) ||
-      !(TRIGGER_TYPES as readonly unknown[]).includes(input.trigger.type)
-    ) {
-      throw new InvalidRequestError(`trigger.type must be one of ${TRIGGER_TYPES.join(', ')}`, {
-        field: 'trigger.type',
-        allowed: [...TRIGGER_TYPES],
-      });
-    }
-    checkText('trigger.source', input.trigger.source);
-    const { deadlineSeconds } = input;
-    if (
-      deadlineSeconds !== undefined &&
-      (!Number.isInteger(deadlineSeconds) ||
-        deadlineSeconds < 1 ||
-        deadlineSeconds > MAX_DEADLINE_SECONDS)
-    ) {
-      throw new InvalidRequestError(
-        `deadlineSeconds must be an integer in 1..${MAX_DEADLINE_SECONDS}`,
-        { field: 'deadlineSeconds', max: MAX_DEADLINE_SECONDS },
-      );
-    }
-    if (!isObject(input.scope)) {
-      throw new InvalidRequestError('scope must be an object', { field: 'scope' });
-    }
-
+    checkCreateInput(input);
     const scope = flow.resolveScope(input.scope);
     const createdAt = toTimestamp(input.now);
     const runId = generateRunId({
@@ -215,23 +188,6 @@ export class FlowCatalogue {
     });
     const specs = flow.build(scope, { runId, createdAt });
     validateRunGraph(specs);
-
-    const steps: Record<string, FlowStep> = {};
-    for (const stepId of Object.keys(specs).sort()) {
-      const spec = specs[stepId];
-      if (spec === undefined) continue;
-      const step: FlowStep = {
-        stepType: spec.stepType,
-        status: 'PENDING',
-        dependsOn: [...spec.dependsOn],
-        inputs: structuredClone({ ...spec.inputs }),
-        outputs: {},
-        createdAt,
-        attempt: 0,
-      };
-      if (spec.timeframe !== undefined) step.timeframe = spec.timeframe;
-      steps[stepId] = step;
-    }
     const run: FlowRun = {
       schemaVersion: FLOW_RUN_SCHEMA_VERSION,
       runId,
@@ -242,12 +198,13 @@ export class FlowCatalogue {
       trigger: { ...input.trigger },
       scope: structuredClone(scope),
       ownerId: input.ownerId,
-      steps,
+      steps: pendingSteps(specs, createdAt),
     };
     if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
-    if (deadlineSeconds !== undefined) run.deadlineAt = addMs(input.now, deadlineSeconds * 1000);
+    if (input.deadlineSeconds !== undefined) {
+      run.deadlineAt = addMs(input.now, input.deadlineSeconds * 1000);
+    }
     run.progress = computeProgress(run);
-
     const checked = validate.flowRun(run);
     if (!checked.ok) {
       throw new FlowRunInvalidError(`flow ${flow.flowKey} built a run that violates the contract`, {
@@ -257,6 +214,58 @@ export class FlowCatalogue {
     }
     return run;
   }
+}
+
+/** The caller-given fields of a run (owner, key, trigger, deadline, scope shape); throws 400s. */
+function checkCreateInput(input: CreateRunInput): void {
+  checkText('ownerId', input.ownerId);
+  checkText('idempotencyKey', input.idempotencyKey, true);
+  if (
+    !isObject(input.trigger) ||
+    !(TRIGGER_TYPES as readonly unknown[]).includes(input.trigger.type)
+  ) {
+    throw new InvalidRequestError(`trigger.type must be one of ${TRIGGER_TYPES.join(', ')}`, {
+      field: 'trigger.type',
+      allowed: [...TRIGGER_TYPES],
+    });
+  }
+  checkText('trigger.source', input.trigger.source);
+  const { deadlineSeconds } = input;
+  if (
+    deadlineSeconds !== undefined &&
+    (!Number.isInteger(deadlineSeconds) ||
+      deadlineSeconds < 1 ||
+      deadlineSeconds > MAX_DEADLINE_SECONDS)
+  ) {
+    throw new InvalidRequestError(
+      `deadlineSeconds must be an integer in 1..${MAX_DEADLINE_SECONDS}`,
+      { field: 'deadlineSeconds', max: MAX_DEADLINE_SECONDS },
+    );
+  }
+  if (!isObject(input.scope)) {
+    throw new InvalidRequestError('scope must be an object', { field: 'scope' });
+  }
+}
+
+/** The built step specs as PENDING steps, in stepId order. */
+function pendingSteps(specs: StepSpecs, createdAt: string): Record<string, FlowStep> {
+  const steps: Record<string, FlowStep> = {};
+  for (const stepId of Object.keys(specs).sort()) {
+    const spec = specs[stepId];
+    if (spec === undefined) continue;
+    const step: FlowStep = {
+      stepType: spec.stepType,
+      status: 'PENDING',
+      dependsOn: [...spec.dependsOn],
+      inputs: structuredClone({ ...spec.inputs }),
+      outputs: {},
+      createdAt,
+      attempt: 0,
+    };
+    if (spec.timeframe !== undefined) step.timeframe = spec.timeframe;
+    steps[stepId] = step;
+  }
+  return steps;
 }
 
 /** The flows this deployment offers. */
