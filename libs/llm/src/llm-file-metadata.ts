@@ -45,6 +45,21 @@ export function fileExecutionMetadata(
   };
 }
 
+/**
+ * What every LLM file (report, recommendation) states about its call, owned by the worker:
+ * format version, prompt, schema, model, provider and the execution metadata.
+ */
+export function fileCallMetadata(plan: LlmCallPlan, result: StructuredOutputSuccess) {
+  return {
+    schemaVersion: plan.config.schemaVersion,
+    promptId: plan.identity.promptId,
+    schemaId: plan.config.schemaId,
+    modelName: plan.config.model,
+    provider: plan.identity.provider,
+    llm: fileExecutionMetadata(plan, result),
+  };
+}
+
 /** outputs.execution.llm of a step recovered from its file (split-brain recovery, seed 002). */
 export function executionMetadataOf(
   file: LlmReportFile | LlmRecommendationFile,

@@ -1,7 +1,7 @@
 import type { AppliedRiskLimits, LlmRecommendation, LlmRecommendationFile } from '@tda/contracts';
 import {
   canonicalJson,
-  fileExecutionMetadata,
+  fileCallMetadata,
   type LlmCallPlan,
   type StructuredOutputSuccess,
 } from '@tda/llm';
@@ -26,10 +26,9 @@ export interface RecommendationFacts {
  */
 export function buildRecommendationFile(facts: RecommendationFacts): LlmRecommendationFile {
   const { plan, result } = facts;
-  const llm = fileExecutionMetadata(plan, result);
   return {
     metadata: {
-      schemaVersion: plan.config.schemaVersion,
+      ...fileCallMetadata(plan, result),
       runId: facts.runId,
       stepId: facts.stepId,
       symbol: facts.symbol,
@@ -37,12 +36,7 @@ export function buildRecommendationFile(facts: RecommendationFacts): LlmRecommen
       lastClose: facts.lastClose,
       riskLimits: facts.riskLimits,
       recommendationId: facts.recommendationId,
-      promptId: plan.identity.promptId,
-      schemaId: plan.config.schemaId,
-      modelName: plan.config.model,
-      provider: plan.identity.provider,
       inputs: facts.inputs,
-      llm,
     },
     // The pipeline's check validated it against llm_recommendation.schema.json.
     output: result.output as unknown as LlmRecommendation,

@@ -1,7 +1,7 @@
 import type { LlmReportFile, Timeframe } from '@tda/contracts';
 import {
   canonicalJson,
-  fileExecutionMetadata,
+  fileCallMetadata,
   type LlmCallPlan,
   type StructuredOutputSuccess,
 } from '@tda/llm';
@@ -25,21 +25,15 @@ export interface ReportFacts {
  */
 export function buildReportFile(facts: ReportFacts): LlmReportFile {
   const { plan, result } = facts;
-  const llm = fileExecutionMetadata(plan, result);
   return {
     metadata: {
-      schemaVersion: plan.config.schemaVersion,
+      ...fileCallMetadata(plan, result),
       runId: facts.runId,
       stepId: facts.stepId,
       symbol: facts.symbol,
       ...(facts.timeframe === undefined ? {} : { timeframe: facts.timeframe }),
       asOf: facts.asOf,
-      promptId: plan.identity.promptId,
-      schemaId: plan.config.schemaId,
-      modelName: plan.config.model,
-      provider: plan.identity.provider,
       inputs: facts.sources,
-      llm,
     },
     output: result.output as LlmReportFile['output'],
   };
