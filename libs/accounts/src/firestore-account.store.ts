@@ -6,7 +6,7 @@ import {
   GrpcStatus,
   Timestamp,
 } from '@google-cloud/firestore';
-import { firestoreGrpcCode, transientFirestoreStatus } from '@tda/flow-store';
+import { firestoreGrpcCode, guardFirestoreCall } from '@tda/flow-store';
 import type { Account } from '@tda/contracts';
 import {
   applyAccountChanges,
@@ -164,14 +164,11 @@ export class FirestoreAccountStore implements AccountStore {
   }
 
   /** Every call, with Firestore's transient failures as a retryable AccountStoreUnavailableError. */
-  private async guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      const status = transientFirestoreStatus(error);
-      if (status === undefined) throw error;
-      throw new AccountStoreUnavailableError(operation, status, error);
-    }
+  private guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return guardFirestoreCall(
+      call,
+      (status, cause) => new AccountStoreUnavailableError(operation, status, cause),
+    );
   }
 
   private ref(accountId: string): DocumentReference {

@@ -25,7 +25,7 @@ import {
   type VersionedRun,
 } from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
-import { firestoreGrpcCode, transientFirestoreStatus } from './firestore-status';
+import { firestoreGrpcCode, guardFirestoreCall } from './firestore-status';
 import {
   type StoredPatch,
   isRunId,
@@ -42,12 +42,6 @@ export interface FirestoreFlowRunStoreOptions {
   clock?: () => Date;
   /** How many runs' last-seen snapshots to keep for computing update results (see update). */
   snapshotCacheSize?: number;
-}
-
-/** A client error with a transient status as StoreUnavailableError; anything else unchanged. */
-function withTransientMapped(operation: string, error: unknown): unknown {
-  const status = transientFirestoreStatus(error);
-  return status === undefined ? error : new StoreUnavailableError(operation, status, error);
 }
 
 /** The version is the document's update time, exact to the nanosecond: `<seconds>.<nanos:9>`. */
@@ -147,12 +141,11 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed {
    * Every call of the port, with Firestore's transient failures as a coded, retryable
    * StoreUnavailableError: callers (API → 502, message handlers → nack) need no Firestore codes.
    */
-  private async guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      throw withTransientMapped(operation, error);
-    }
+  private guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return guardFirestoreCall(
+      call,
+      (status, cause) => new StoreUnavailableError(operation, status, cause),
+    );
   }
 
   private async createDocument(run: FlowRun): Promise<VersionedRun> {

@@ -28,3 +28,19 @@ export function transientFirestoreStatus(error: unknown): string | undefined {
   if (code === undefined || !FIRESTORE_TRANSIENT_STATUSES.has(code)) return undefined;
   return GrpcStatus[code] ?? String(code);
 }
+
+/**
+ * A Firestore call whose transient failure becomes the adapter's own retryable error
+ * (`unavailable(status, cause)`); any other failure is rethrown unchanged.
+ */
+export async function guardFirestoreCall<T>(
+  call: () => Promise<T>,
+  unavailable: (status: string, cause: unknown) => Error,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const status = transientFirestoreStatus(error);
+    throw status === undefined ? error : unavailable(status, error);
+  }
+}

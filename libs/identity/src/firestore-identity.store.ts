@@ -5,7 +5,7 @@ import {
   GrpcStatus,
 } from '@google-cloud/firestore';
 import { validate } from '@tda/contracts';
-import { firestoreGrpcCode, transientFirestoreStatus } from '@tda/flow-store';
+import { firestoreGrpcCode, guardFirestoreCall } from '@tda/flow-store';
 import { ApiTokenExistsError, IdentityStoreUnavailableError } from './identity-store.errors';
 import {
   byNewestToken,
@@ -146,13 +146,10 @@ export class FirestoreIdentityStore implements IdentityStore {
     });
   }
 
-  private async guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      const status = transientFirestoreStatus(error);
-      if (status === undefined) throw error;
-      throw new IdentityStoreUnavailableError(operation, status, error);
-    }
+  private guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return guardFirestoreCall(
+      call,
+      (status, cause) => new IdentityStoreUnavailableError(operation, status, cause),
+    );
   }
 }

@@ -5,7 +5,7 @@ import {
   GrpcStatus,
   type Query,
 } from '@google-cloud/firestore';
-import { firestoreGrpcCode, transientFirestoreStatus } from '@tda/flow-store';
+import { firestoreGrpcCode, guardFirestoreCall } from '@tda/flow-store';
 import type { RecommendationIndexEntry, ReportIndexEntry } from '@tda/contracts';
 import {
   ID_PATTERNS,
@@ -139,14 +139,11 @@ export class FirestoreReportIndexStore implements ReportIndexStore {
   }
 
   /** Every call, with Firestore's transient failures as a retryable IndexStoreUnavailableError. */
-  private async guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      const status = transientFirestoreStatus(error);
-      if (status === undefined) throw error;
-      throw new IndexStoreUnavailableError(operation, status, error);
-    }
+  private guarded<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return guardFirestoreCall(
+      call,
+      (status, cause) => new IndexStoreUnavailableError(operation, status, cause),
+    );
   }
 }
 
