@@ -325,6 +325,17 @@ function generateCatalogue(schemas) {
   lines.push(
     `export const ACCOUNT_ID_PATTERN = new RegExp(${JSON.stringify(common.AccountId.pattern)});`,
   );
+  lines.push(
+    `export const OWNER_ID_PATTERN = new RegExp(${JSON.stringify(common.OwnerId.pattern)});`,
+  );
+  lines.push(
+    `export const REPORT_ID_PATTERN = new RegExp(${JSON.stringify(common.ReportId.pattern)});`,
+  );
+  lines.push(
+    `export const RECOMMENDATION_ID_PATTERN = new RegExp(${JSON.stringify(common.RecommendationId.pattern)});`,
+  );
+  lines.push(`export const EMAIL_PATTERN = new RegExp(${JSON.stringify(common.Email.pattern)});`);
+  constArray('ROLES', common.Role.enum);
   const llmReport = byName.llm_report_file.$defs;
   constArray('LLM_PROVIDERS', llmReport.LlmReportMetadata.properties.provider.enum);
   constArray('LLM_SCHEMA_KINDS', byName.llm_schema.$defs.LlmSchemaKind.enum);

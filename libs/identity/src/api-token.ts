@@ -3,7 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 /** Every TDA API token starts with this, so scanners and humans recognise a leaked one. */
 export const API_TOKEN_PREFIX = 'tda_';
 const TOKEN_PATTERN = /^tda_[A-Za-z0-9_-]{43}$/;
-const TOKEN_ID_PATTERN = /^tok_[0-9a-f]{16}$/;
+/** contracts api_token tokenId. */
+export const TOKEN_ID_PATTERN = /^tok_[0-9a-f]{16}$/;
 
 /** A freshly issued token: `token` is shown once and never stored; `hash` is the document id. */
 export interface IssuedApiToken {

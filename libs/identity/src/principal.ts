@@ -1,9 +1,6 @@
-import type { Role } from '@tda/contracts';
+import { ROLES, type Role } from '@tda/contracts';
 
-export type { Role } from '@tda/contracts';
-
-/** What a principal may do: `user` acts on its own owner's data; `admin` also on admin routes. */
-export const ROLES: readonly Role[] = ['user', 'admin'];
+export { ROLES, type Role } from '@tda/contracts';
 
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);

@@ -1,4 +1,6 @@
 import {
+  RECOMMENDATION_ID_PATTERN,
+  REPORT_ID_PATTERN,
   validate,
   type RecommendationIndexEntry,
   type ReportIndexEntry,
@@ -15,8 +17,7 @@ import { InvalidIndexEntryError } from './report-index.errors';
 export type IndexKind = 'report' | 'recommendation';
 
 /** contracts/common.schema.json ReportId / RecommendationId. */
-export const REPORT_ID_PATTERN = /^rpt_[a-z0-9]{24}$/;
-export const RECOMMENDATION_ID_PATTERN = /^rec_[a-z0-9]{24}$/;
+export { RECOMMENDATION_ID_PATTERN, REPORT_ID_PATTERN };
 
 export const ID_PATTERNS: Readonly<Record<IndexKind, RegExp>> = {
   report: REPORT_ID_PATTERN,

@@ -1,12 +1,13 @@
 import { backendEnv } from '@tda/backends';
 import { marketDataEnv } from '@tda/market-data';
 import { loadConfig, refineGoogleBackend, type EnvSource } from '@tda/config';
+import { OWNER_ID_PATTERN } from '@tda/contracts';
 import { z } from 'zod';
 
 export const ORCHESTRATOR_SERVICE = 'orchestrator';
 
-/** Who a request acts for: also the shape accepted in the X-TDA-Owner header. */
-export const OWNER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$/;
+/** Who a request acts for (contracts common OwnerId): also the X-TDA-Owner header's shape. */
+export { OWNER_ID_PATTERN } from '@tda/contracts';
 
 const nonNegativeMs = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 const runLimit = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);

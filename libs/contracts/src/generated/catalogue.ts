@@ -68,6 +68,11 @@ export const TIMESTAMP_PATTERN = new RegExp(
   '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$',
 );
 export const ACCOUNT_ID_PATTERN = new RegExp('^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$');
+export const OWNER_ID_PATTERN = new RegExp('^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$');
+export const REPORT_ID_PATTERN = new RegExp('^rpt_[a-z0-9]{24}$');
+export const RECOMMENDATION_ID_PATTERN = new RegExp('^rec_[a-z0-9]{24}$');
+export const EMAIL_PATTERN = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$");
+export const ROLES = ['user', 'admin'] as const;
 export const LLM_PROVIDERS = ['gemini', 'vertex', 'offline'] as const;
 export const LLM_SCHEMA_KINDS = ['LLM_REPORT_OUTPUT', 'LLM_RECOMMENDATION_OUTPUT'] as const;
 /** llm_report_output_v<N>: the schemaId convention of LLM report output formats (seed 002). */

@@ -1,3 +1,4 @@
+import { REPORT_ID_PATTERN } from '@tda/contracts';
 import { scopeSchema } from './scope-schema';
 import {
   TIMEFRAMES,
@@ -23,7 +24,6 @@ export const LLM_AGGREGATE_OUTPUT_SCHEMA_ID = 'llm_aggregate_report_output_v1';
 /** The stepId segment where a per-timeframe report has its timeframe. */
 export const AGGREGATE_STEP_SEGMENT = 'aggregate';
 const MAX_REPORTS = 10;
-const REPORT_ID = /^rpt_[a-z0-9]{24}$/;
 /** Scope fields of flow 3; reportRefs is resolved by the trigger, never given by the caller. */
 const AGGREGATE_SCOPE_FIELDS = [
   'symbol',
@@ -45,12 +45,12 @@ function readReportIds(scope: RunScope): string[] | undefined {
     Array.isArray(raw) &&
     raw.length >= 1 &&
     raw.length <= MAX_REPORTS &&
-    raw.every((id) => typeof id === 'string' && REPORT_ID.test(id)) &&
+    raw.every((id) => typeof id === 'string' && REPORT_ID_PATTERN.test(id)) &&
     new Set(raw).size === raw.length;
   if (!valid) {
     throw new InvalidRequestError(
       `scope.reportIds must be 1..${MAX_REPORTS} distinct report ids (rpt_...; tda reports list)`,
-      { field: 'scope.reportIds', pattern: REPORT_ID.source, max: MAX_REPORTS },
+      { field: 'scope.reportIds', pattern: REPORT_ID_PATTERN.source, max: MAX_REPORTS },
     );
   }
   return raw as string[];

@@ -1,5 +1,11 @@
-import { SYMBOL_PATTERN, TIMEFRAMES, type Timeframe } from '@tda/contracts';
-import { DEFAULT_MODEL_NAME, sortLongestFirst } from './scope';
+import {
+  ACCOUNT_ID_PATTERN,
+  REPORT_ID_PATTERN,
+  SYMBOL_PATTERN,
+  TIMEFRAMES,
+  type Timeframe,
+} from '@tda/contracts';
+import { DEFAULT_MODEL_NAME, MODEL_NAME_PATTERN, sortLongestFirst } from './scope';
 
 /** A flow's scope as JSON Schema (GET /flows): what a client's trigger form is generated from. */
 export interface ScopeSchema {
@@ -34,7 +40,7 @@ const FIELDS: Readonly<Record<string, Record<string, unknown>>> = {
     type: 'string',
     title: 'Model',
     default: DEFAULT_MODEL_NAME,
-    pattern: '^[A-Za-z0-9][A-Za-z0-9._/-]*$',
+    pattern: MODEL_NAME_PATTERN.source,
     maxLength: 128,
   },
   temperature: { type: 'number', title: 'Temperature', minimum: 0, maximum: 2 },
@@ -43,14 +49,14 @@ const FIELDS: Readonly<Record<string, Record<string, unknown>>> = {
     type: 'string',
     title: 'Account',
     description: 'The paper account (or live exchange account) to size against',
-    pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$',
+    pattern: ACCOUNT_ID_PATTERN.source,
     examples: ['demo'],
   },
   reportIds: {
     type: 'array',
     title: 'Reports',
     description: 'Report ids to aggregate; default: the latest report per timeframe at asOf',
-    items: { type: 'string', pattern: '^rpt_[a-z0-9]{24}$' },
+    items: { type: 'string', pattern: REPORT_ID_PATTERN.source },
     minItems: 1,
     uniqueItems: true,
   },

@@ -59,7 +59,7 @@ export function readTimeframes(scope: RunScope, fallback: readonly Timeframe[]):
 
 export const DEFAULT_MODEL_NAME = 'gemini-2.5-flash';
 /** contracts/llm_profile.schema.json modelName. */
-const MODEL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
+export const MODEL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
 export function readModelName(scope: RunScope): string {
   const raw: unknown = scope['modelName'];

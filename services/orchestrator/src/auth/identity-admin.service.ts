@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TdaError, validate, type ApiToken, type UserIdentity } from '@tda/contracts';
+import {
+  EMAIL_PATTERN,
+  TdaError,
+  validate,
+  type ApiToken,
+  type UserIdentity,
+} from '@tda/contracts';
 import { InvalidRequestError } from '@tda/flow-engine';
 import { isTokenId, issueApiToken, type IdentityStore, type Principal } from '@tda/identity';
 import { logEvent, type Logger } from '@tda/observability';
@@ -7,7 +13,6 @@ import { CLOCK, LOGGER, type Clock } from '../orchestrator.tokens';
 import { IDENTITY_STORE } from './auth.tokens';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const EMAIL_PATTERN = /^[a-z0-9._%+'-]+@[a-z0-9.-]+$/;
 
 /** A token id or an email the store does not have. */
 export class PrincipalNotFoundError extends TdaError {

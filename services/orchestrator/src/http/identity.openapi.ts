@@ -1,3 +1,5 @@
+import { OWNER_ID_PATTERN } from '@tda/contracts';
+import { TOKEN_ID_PATTERN } from '@tda/identity';
 import { COMMON_ERRORS, error, json, ref, type Json } from './openapi-parts';
 
 /*
@@ -6,10 +8,10 @@ import { COMMON_ERRORS, error, json, ref, type Json } from './openapi-parts';
  * user_identity.schema.json (the spec checks these name exactly their fields).
  */
 
-const OWNER_ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$' };
+const OWNER_ID = { type: 'string', pattern: OWNER_ID_PATTERN.source };
 const ROLE = { type: 'string', enum: ['user', 'admin'] };
 const TIME = { type: 'string', format: 'date-time' };
-const TOKEN_ID = { type: 'string', pattern: '^tok_[0-9a-f]{16}$' };
+const TOKEN_ID = { type: 'string', pattern: TOKEN_ID_PATTERN.source };
 const EMAIL_PARAM = { name: 'email', in: 'path', required: true, schema: { type: 'string' } };
 
 const API_TOKEN_PROPERTIES = {
