@@ -60,6 +60,7 @@ export const LOG_EVENTS = [
   'audit_action',
   'api_token_created',
   'api_token_revoked',
+  'api_token_touch_failed',
   'user_identity_changed',
   // live status streams (SSE)
   'event_stream_opened',

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 /** Where `npm run console:build` (vite) writes the console, relative to the repository. */
 export const CONSOLE_OUT_DIR = 'dist/console';
 
-/** The newest modification time under `dir` (files only), 0 when it does not exist. */
-function newestMtime(dir: string): number {
-  if (!existsSync(dir)) return 0;
+/** The newest modification time of `path` or the files under it, 0 when it does not exist. */
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  if (statSync(path).isFile()) return statSync(path).mtimeMs;
+  const dir = path;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile()) continue;
@@ -30,7 +32,9 @@ export function ensureConsoleBuilt(
   const sources = join(repoRoot, 'services', 'console');
   if (!existsSync(join(sources, 'index.html'))) return { reason: 'no console/ sources' };
   const built = existsSync(join(out, 'index.html')) ? statSync(join(out, 'index.html')).mtimeMs : 0;
-  const stale = built === 0 || newestMtime(join(sources, 'src')) > built;
+  // What the bundle is made of: the sources, the page, the static files and the vite config.
+  const inputs = ['src', 'public', 'index.html', 'vite.config.ts'].map((p) => join(sources, p));
+  const stale = built === 0 || Math.max(...inputs.map(newestMtime)) > built;
   if (!stale) return { dir: out };
   say('building the console (vite; once per change of console/)...');
   const vite = join(repoRoot, 'node_modules', '.bin', 'vite');

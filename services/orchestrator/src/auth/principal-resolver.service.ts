@@ -112,8 +112,7 @@ export class PrincipalResolver {
     const last = record.lastUsedAt === undefined ? 0 : Date.parse(record.lastUsedAt);
     if (now.getTime() - last < TOUCH_EVERY_MS) return;
     this.identities.touchToken(hash, now.toISOString()).catch((error: unknown) => {
-      logEvent(this.logger, 'warn', 'auth_rejected', {
-        reason: 'touch_failed',
+      logEvent(this.logger, 'warn', 'api_token_touch_failed', {
         tokenId: record.tokenId,
         error: error instanceof Error ? error.name : 'unknown',
       });
