@@ -6,7 +6,11 @@ import { CliError } from './cli-error';
 
 export const cliConfigSchema = z.object({
   TDA_API_URL: z.string().url().optional(),
-  TDA_API_TOKEN: z.string().min(1).optional(),
+  /** Sent in the Authorization header: printable ASCII, no spaces (a pasted "…" is not a token). */
+  TDA_API_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]+$/, 'must be the token exactly: printable ASCII, no spaces')
+    .optional(),
   /**
    * A Google identity token for an orchestrator behind Cloud Run IAM (`gcloud auth
    * print-identity-token`), sent as X-Serverless-Authorization: Cloud Run checks that header and

@@ -130,6 +130,12 @@ describe('API target resolution', () => {
     });
   });
 
+  it('refuses a token that cannot be a header value (a pasted placeholder) before any request', () => {
+    expect(() => resolveApiTarget({ TDA_API_URL: 'http://h:1', TDA_API_TOKEN: 'tda_…' })).toThrow(
+      /TDA_API_TOKEN: must be the token exactly/,
+    );
+  });
+
   it('sends a Google identity token as X-Serverless-Authorization beside the API token', async () => {
     const target = resolveApiTarget({
       TDA_API_URL: 'http://h:1',
