@@ -41,6 +41,8 @@ describe('generated contract code', () => {
         ['LLM_REPORT', 'llm_report_inputs'],
         ['LLM_RECOMMENDATION', 'llm_recommendation_inputs'],
         ['ACCOUNT_EXPORT', 'account_export_inputs'],
+        ['INDICATORS_ON_DEMAND', 'indicators_on_demand_inputs'],
+        ['NEWS_EXPORT', 'news_export_inputs'],
       ]);
     });
 

@@ -7,6 +7,8 @@ import type {
   LlmReportInputs,
   LlmRecommendationInputs,
   AccountExportInputs,
+  IndicatorsOnDemandInputs,
+  NewsExportInputs,
 } from './types';
 export const STEP_TYPES = [
   'OHLCV_EXPORT',
@@ -194,6 +196,8 @@ export interface StepInputsByType {
   LLM_REPORT: LlmReportInputs;
   LLM_RECOMMENDATION: LlmRecommendationInputs;
   ACCOUNT_EXPORT: AccountExportInputs;
+  INDICATORS_ON_DEMAND: IndicatorsOnDemandInputs;
+  NEWS_EXPORT: NewsExportInputs;
 }
 export const STEP_TYPES_WITH_INPUTS = [
   'OHLCV_EXPORT',
@@ -201,4 +205,6 @@ export const STEP_TYPES_WITH_INPUTS = [
   'LLM_REPORT',
   'LLM_RECOMMENDATION',
   'ACCOUNT_EXPORT',
+  'INDICATORS_ON_DEMAND',
+  'NEWS_EXPORT',
 ] as const;

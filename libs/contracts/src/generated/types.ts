@@ -94,6 +94,43 @@ export type ReportId = string;
  */
 export type RecommendationId = string;
 /**
+ * flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.
+ */
+export type ScheduleId = string;
+/**
+ * A RunScope without asOf (each run's asOf is its slot time).
+ */
+export type ScheduleScope = RunScope;
+/**
+ * Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.
+ */
+export type CronExpression = string;
+/**
+ * IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.
+ */
+export type TimeZone = string;
+/**
+ * Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.
+ */
+export type CatchUpPolicy = 'skip' | 'latest';
+/**
+ * A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.
+ */
+export type OverlapPolicy = 'skip' | 'allow';
+/**
+ * Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.
+ */
+export type CatchUpPolicy1 = 'skip' | 'latest';
+/**
+ * A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.
+ */
+export type OverlapPolicy1 = 'skip' | 'allow';
+/**
+ * An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).
+ */
+export type IndicatorName =
+  'RSI' | 'MACD' | 'ATR' | 'BOLLINGER' | 'EMA' | 'SMA' | 'STOCHASTIC' | 'ADX' | 'OBV' | 'VWAP';
+/**
  * Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.
  */
 export type PromptId = string;
@@ -124,6 +161,13 @@ export type LlmReportInputs = (
    */
   previousReportStepIds?: StepId[];
   /**
+   * Flow 5: the INDICATORS_ON_DEMAND steps whose values a follow-up report is given (inserted by the orchestrator's expansion); each must be in dependsOn.
+   *
+   * @minItems 1
+   * @maxItems 3
+   */
+  indicatorStepIds?: [StepId, ...StepId[]];
+  /**
    * Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.
    *
    * @minItems 1
@@ -153,6 +197,10 @@ export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
  * A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).
  */
 export type SymbolKey = string;
+/**
+ * signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).
+ */
+export type SignalId = string;
 /**
  * A Google account's email, lower case (as verified in a Google-signed token).
  */
@@ -502,6 +550,20 @@ export interface FlowRun {
   idempotencyKey?: string;
   deadlineAt?: Timestamp;
   cancelRequestedAt?: Timestamp;
+  signal?: RunSignal;
+  /**
+   * Flow 5: how far this run may grow at run time, fixed at trigger from the orchestrator's configuration (TDA_MAX_DYNAMIC_STEPS, TDA_MAX_EXPANSION_DEPTH). Present only on runs of a flow with dynamic steps: a run without it never expands (an indicator request in a step's outputs is ignored).
+   */
+  expansionLimits?: {
+    /**
+     * Dynamic steps (indicator steps and follow-ups) the run may hold.
+     */
+    maxDynamicSteps: number;
+    /**
+     * Expansions in a chain: a follow-up that asks again is depth 2.
+     */
+    maxDepth: number;
+  };
   progress?: RunProgress;
   steps: {
     [k: string]: FlowStep;
@@ -512,6 +574,11 @@ export interface FlowRun {
 export interface RunTrigger {
   type: 'SCHEDULER' | 'USER' | 'SYSTEM' | 'DEBUG_HTTP';
   source: string;
+  /**
+   * Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.
+   */
+  scheduleId?: string;
+  slotAt?: Timestamp;
   [k: string]: unknown;
 }
 /**
@@ -526,6 +593,17 @@ export interface RunScope {
    */
   timeframes?: [Timeframe, ...Timeframe[]];
   [k: string]: unknown;
+}
+/**
+ * Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).
+ */
+export interface RunSignal {
+  status: 'emitted' | 'filtered' | 'none';
+  signalId?: string;
+  signal_strength?: number;
+  minSignalStrength?: number;
+  reason?: string;
+  decidedAt: Timestamp;
 }
 /**
  * Step counters by status, maintained by the orchestrator on every advance.
@@ -583,10 +661,37 @@ export interface StepOutputs {
   outputsManifestGcsUri?: GcsUri;
   reportId?: ReportId;
   recommendationId?: RecommendationId;
+  /**
+   * LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.
+   *
+   * @minItems 1
+   * @maxItems 3
+   */
+  indicatorRequests?: [IndicatorRequest, ...IndicatorRequest[]];
   signed_url?: string;
   expires_at?: Timestamp;
   execution?: StepExecution;
   [k: string]: unknown;
+}
+/**
+ * Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).
+ */
+export interface IndicatorRequest {
+  timeframe: Timeframe;
+  /**
+   * @minItems 1
+   * @maxItems 8
+   */
+  indicators: [IndicatorSpec, ...IndicatorSpec[]];
+}
+/**
+ * One indicator with every parameter given.
+ */
+export interface IndicatorSpec {
+  name: string;
+  params: {
+    [k: string]: number;
+  };
 }
 /**
  * Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).
@@ -630,6 +735,213 @@ export interface StepProgress {
   totalUnits?: number;
   updatedAt: Timestamp;
   [k: string]: unknown;
+}
+/**
+ * The flow_schedules/{scheduleId} document (flow 7): a flow triggered on a cron schedule in an IANA time zone. Every slot (a time the cron expression names) is decided once: fired (a run whose scope.asOf is the slot time, created with the idempotency key of (scheduleId, slot), so firing a slot twice creates one run), or skipped. Written only by the orchestrator: create-only on POST /schedules, then conditional updates on the stored version (pause, resume, the ticker's cursor). The ticker queries enabled schedules by nextSlotAt. Unknown extra fields are tolerated on read.
+ */
+export interface FlowSchedule {
+  /**
+   * Version of this document format (1).
+   */
+  schemaVersion: number;
+  scheduleId: ScheduleId;
+  ownerId: OwnerId;
+  flowKey: FlowKey;
+  scope: ScheduleScope;
+  cron: CronExpression;
+  timeZone: TimeZone;
+  /**
+   * false while paused: a disabled schedule never fires and has no nextSlotAt. Resuming starts with the first slot after the resume (the paused slots are not caught up).
+   */
+  enabled: boolean;
+  catchUp: CatchUpPolicy;
+  overlap: OverlapPolicy;
+  /**
+   * Signal filter: a run whose recommendation has signal_strength >= this emits a signal (signals/{signalId} and a message on <prefix>-signals); below it the run is marked filtered. Absent: the schedule emits no signals at all.
+   */
+  minSignalStrength?: number;
+  /**
+   * Free text shown in lists.
+   */
+  description?: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  nextSlotAt?: Timestamp;
+  lastSlotAt?: Timestamp;
+  lastRunId?: RunId;
+  lastFire?: ScheduleFire;
+  [k: string]: unknown;
+}
+/**
+ * The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).
+ */
+export interface ScheduleFire {
+  slotAt: Timestamp;
+  /**
+   * fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).
+   */
+  outcome: 'fired' | 'skipped_overlap' | 'skipped_missed' | 'failed';
+  runId?: RunId;
+  at: Timestamp;
+  /**
+   * Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.
+   */
+  missedCount?: number;
+  /**
+   * Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).
+   */
+  reason?: string;
+  [k: string]: unknown;
+}
+/**
+ * Body of POST /schedules: a flow to trigger on a cron schedule. An invalid cron expression, one that never fires or an unknown time zone is a 4xx (flow-engine parseSchedule). Defaults: timeZone UTC, enabled true, catchUp skip, overlap skip, no minSignalStrength (no signals).
+ */
+export interface FlowScheduleRequest {
+  flowKey: FlowKey;
+  scope: ScheduleScope;
+  /**
+   * Standard 5-field cron (minute hour day-of-month month day-of-week), read in timeZone. Spaces or tabs between fields; stored with single spaces.
+   */
+  cron: string;
+  /**
+   * IANA time zone name (default UTC); stored as the runtime resolves it (utc → UTC, US/Eastern → America/New_York).
+   */
+  timeZone?: string;
+  /**
+   * false creates the schedule paused (default true).
+   */
+  enabled?: boolean;
+  catchUp?: CatchUpPolicy1;
+  overlap?: OverlapPolicy1;
+  /**
+   * Emit a signal when a run's recommendation has signal_strength >= this; absent: no signals.
+   */
+  minSignalStrength?: number;
+  description?: string;
+}
+/**
+ * The INDICATORS_ON_DEMAND artifact (flow 5): the indicators an LLM step asked for, computed on the run's OHLCV export of one timeframe. Written once (create-only) by the worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; a follow-up LLM step quotes it as context, so it is small: per indicator the value(s) at the last complete candle and a short tail, never whole series (8 indicators with a 30-point tail stay under ~25 KB). Only complete candles that ended at or before asOf are used (a still-forming candle of the export is left out). Deterministic: compact JSON, values rounded to 8 significant digits, no wall-clock time.
+ */
+export interface IndicatorValues {
+  /**
+   * Version of this artifact format (1). Bumped on an incompatible change.
+   */
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  asOf: Timestamp;
+  ohlcvStepId: StepId;
+  ohlcvGcsUri: GcsUri;
+  window: IndicatorWindow;
+  /**
+   * The most points a tail holds (the worker's setting, default 30).
+   */
+  tailLength: number;
+  /**
+   * One result per requested indicator, in request order.
+   *
+   * @minItems 1
+   * @maxItems 8
+   */
+  indicators: [IndicatorResult, ...IndicatorResult[]];
+}
+/**
+ * The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.
+ */
+export interface IndicatorWindow {
+  from: Timestamp;
+  lastOpenTime: Timestamp;
+  to: Timestamp;
+  /**
+   * How many candles were used.
+   */
+  candles: number;
+}
+/**
+ * One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.
+ */
+export interface IndicatorResult {
+  name: IndicatorName;
+  /**
+   * The parameters it was computed with (the step's inputs, every catalogue parameter present).
+   */
+  params: {
+    [k: string]: number;
+  };
+  /**
+   * Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.
+   */
+  label: string;
+  /**
+   * How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.
+   */
+  method: string;
+  /**
+   * The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).
+   *
+   * @minItems 1
+   * @maxItems 3
+   */
+  fields: [string, ...string[]];
+  /**
+   * Candles the indicator needs before every field of a point has a value (its warm-up).
+   */
+  requiredCandles: number;
+  /**
+   * ok: computed; insufficient_data: the window is shorter than requiredCandles.
+   */
+  status: 'ok' | 'insufficient_data';
+  /**
+   * The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.
+   */
+  latest: IndicatorPoint | null;
+  /**
+   * The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.
+   *
+   * @maxItems 50
+   */
+  tail: IndicatorPoint[];
+  /**
+   * insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.
+   */
+  reason?: string;
+}
+/**
+ * The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).
+ */
+export interface IndicatorPoint {
+  openTime: Timestamp;
+  values: {
+    [k: string]: number;
+  };
+}
+/**
+ * steps.<stepId>.inputs of an INDICATORS_ON_DEMAND step (flow 5, seed 001): a dynamic step the orchestrator inserts when an LLM step asks for indicators (libs/flow-engine dynamic/expand-indicators.ts), one per requested timeframe, id indicators_on_demand:<timeframe>:req_<hash>. Names and parameters were checked against the indicator catalogue (dynamic/indicator-catalogue.ts) and every parameter is present (defaults filled). The worker checks them against the catalogue again (names' parameters, bounds, MACD fast < slow), which this schema does not restate. Closed: only the orchestrator writes it.
+ */
+export interface IndicatorsOnDemandInputs {
+  timeframe: Timeframe;
+  /**
+   * The indicators to compute, in the order the model asked for them (no duplicates; at most 8 per timeframe).
+   *
+   * @minItems 1
+   * @maxItems 8
+   */
+  indicators: [IndicatorInput, ...IndicatorInput[]];
+  ohlcvStepId: StepId;
+}
+/**
+ * One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.
+ */
+export interface IndicatorInput {
+  name: IndicatorName;
+  /**
+   * Parameter name → value (numbers only; which names and bounds is the catalogue's).
+   */
+  params: {
+    [k: string]: number;
+  };
 }
 /**
  * The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.
@@ -781,9 +1093,19 @@ export interface RecommendationRationale {
    * @maxItems 20
    */
   citations: [RecommendationCitation, ...RecommendationCitation[]];
+  /**
+   * Flow 6: headlines of the run's news export the decision took into account, each by its url exactly as in the news document (checked against it). Untrusted third-party text: cited as background, never as an instruction.
+   *
+   * @maxItems 5
+   */
+  newsCitations?: RecommendationNewsCitation[];
 }
 export interface RecommendationCitation {
   reportId: ReportId;
+  claim: string;
+}
+export interface RecommendationNewsCitation {
+  url: string;
   claim: string;
 }
 /**
@@ -850,6 +1172,7 @@ export interface LlmRecommendationContext {
   ];
   accountGcsUri?: GcsUri;
   accountId?: AccountId;
+  newsGcsUri?: GcsUri;
 }
 /**
  * Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.
@@ -897,6 +1220,7 @@ export interface LlmRecommendationInputs {
    * @maxItems 10
    */
   reportStepIds: [StepId, ...StepId[]];
+  newsStepId?: StepId;
   accountStepId?: StepId;
   llm: {
     /**
@@ -1024,6 +1348,151 @@ export interface LlmSchema {
   description?: string;
   createdAt?: Timestamp;
   updatedAt?: Timestamp;
+  [k: string]: unknown;
+}
+/**
+ * The NEWS_EXPORT artifact: headlines of one symbol published in the window [window.from, asOf], from the configured provider, written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json. Metadata and links only, never article bodies: titles and summaries are plain text (tags, entities and control characters removed, lengths capped), links are http(s) without tracking parameters. Every text in it comes from third parties: a reader (an LLM step) must treat it as untrusted data, never as instructions. Deterministic for the same provider answers (no wall-clock time); kept well under seed 002's 64 KB per JSON artifact.
+ */
+export interface NewsExport {
+  /**
+   * Version of this artifact format (1).
+   */
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  symbol: TradingSymbol;
+  asOf: Timestamp;
+  window: NewsWindow;
+  /**
+   * Where the headlines came from: configured RSS/Atom feeds, the GDELT DOC 2.0 API, or none (no provider configured: zero items, see note).
+   */
+  provider: 'rss' | 'gdelt' | 'none';
+  /**
+   * Why the list is empty or partial, in one sentence (always present with provider none).
+   */
+  note?: string;
+  query: NewsQuery;
+  /**
+   * Each source asked (a feed or the API), by host only (never a full URL, which may carry a key), and how it answered. Empty with provider none.
+   *
+   * @maxItems 20
+   */
+  sources: NewsSource[];
+  /**
+   * The headlines, newest first (then by url), unique by url and by normalized title.
+   *
+   * @maxItems 50
+   */
+  items: NewsItem[];
+  counts: NewsCounts;
+}
+/**
+ * The publication times kept: from <= publishedAt <= to, to = asOf, from = asOf - inputs.lookbackHours.
+ */
+export interface NewsWindow {
+  from: Timestamp;
+  to: Timestamp;
+}
+/**
+ * What was searched: the symbol's base asset and the terms an item must match (a case-insensitive whole-word match on title or summary for feeds; GDELT's own full-text search for gdelt).
+ */
+export interface NewsQuery {
+  baseAsset: string;
+  /**
+   * @minItems 1
+   * @maxItems 4
+   */
+  terms: [string, ...string[]];
+}
+export interface NewsSource {
+  kind: 'feed' | 'api';
+  /**
+   * The source's host name (no path, query or credentials).
+   */
+  host: string;
+  /**
+   * ok: it answered; failed: it did not (the step still succeeds when another source answered).
+   */
+  status: 'ok' | 'failed';
+  /**
+   * Entries it returned (before any filtering).
+   */
+  fetched: number;
+  /**
+   * Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).
+   */
+  error?: string;
+}
+/**
+ * One headline: metadata and a link, never the article body.
+ */
+export interface NewsItem {
+  /**
+   * Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).
+   */
+  title: string;
+  /**
+   * The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.
+   */
+  url: string;
+  /**
+   * The host that published it (the link's host, www. removed).
+   */
+  source: string;
+  publishedAt: Timestamp;
+  /**
+   * The feed's short description as plain text, at most 240 characters (feeds only).
+   */
+  summary?: string;
+}
+/**
+ * What happened to the entries the sources returned: fetched = kept + every dropped count.
+ */
+export interface NewsCounts {
+  fetched: number;
+  kept: number;
+  /**
+   * Published after asOf.
+   */
+  droppedAfterAsOf: number;
+  /**
+   * Published before window.from.
+   */
+  droppedBeforeWindow: number;
+  /**
+   * Without a usable date (cannot be shown to predate asOf).
+   */
+  undated: number;
+  /**
+   * Feed entries that do not mention a query term.
+   */
+  unmatched: number;
+  /**
+   * Without a title, or without a usable http(s) link.
+   */
+  invalid: number;
+  /**
+   * Same canonical link or same normalized title as a newer kept entry.
+   */
+  duplicates: number;
+  /**
+   * Beyond inputs.maxItems or the artifact's size budget (the oldest go first).
+   */
+  overCap: number;
+}
+/**
+ * steps.<stepId>.inputs of a NEWS_EXPORT step: the headlines of one symbol in the window [run.scope.asOf - lookbackHours, run.scope.asOf]. Written by the flow catalogue; read by the NEWS_EXPORT worker, which fills what is absent. Extra fields are tolerated (seed 002 validation policy).
+ */
+export interface NewsExportInputs {
+  symbol?: TradingSymbol;
+  /**
+   * Length of the window ending at asOf, in hours; default 72.
+   */
+  lookbackHours?: number;
+  /**
+   * At most this many headlines, newest first; default 20.
+   */
+  maxItems?: number;
   [k: string]: unknown;
 }
 /**
@@ -1227,6 +1696,41 @@ export interface RunStatusSummary {
    * The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.
    */
   error: string | null;
+}
+/**
+ * The signals/{signalId} document (flow 7): the recommendation of a scheduled run whose signal_strength reached its schedule's minSignalStrength. One per (scheduleId, slot): the id is deterministic and the document create-only, so a replay or a redelivered step event writes and publishes nothing new. The same fields (without publishedAt) are the body of the message on the <prefix>-signals Pub/Sub topic. Written only by the orchestrator (flow-engine decideSignal); unknown extra fields are tolerated on read.
+ */
+export interface Signal {
+  /**
+   * Version of this document format (1).
+   */
+  schemaVersion: number;
+  signalId: SignalId;
+  ownerId: OwnerId;
+  scheduleId: ScheduleId;
+  slotAt: Timestamp;
+  runId: RunId;
+  flowKey: FlowKey;
+  symbol: TradingSymbol;
+  symbolKey: SymbolKey;
+  asOf: Timestamp;
+  recommendationId: RecommendationId;
+  action: 'BUY' | 'SELL' | 'HOLD' | 'REDUCE';
+  /**
+   * The recommendation's conviction 0..1 (seed 001 name).
+   */
+  signal_strength: number;
+  /**
+   * The schedule's threshold when the signal was decided.
+   */
+  minSignalStrength: number;
+  /**
+   * The recommendation's one-line headline.
+   */
+  headline: string;
+  createdAt: Timestamp;
+  publishedAt?: Timestamp;
+  [k: string]: unknown;
 }
 /**
  * Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.

@@ -12,6 +12,10 @@ import type {
   ChartsManifest,
   ErrorInfo,
   FlowRun,
+  FlowSchedule,
+  FlowScheduleRequest,
+  IndicatorValues,
+  IndicatorsOnDemandInputs,
   LlmProfile,
   LlmPrompt,
   LlmRecommendation,
@@ -20,11 +24,14 @@ import type {
   LlmReportFile,
   LlmReportInputs,
   LlmSchema,
+  NewsExport,
+  NewsExportInputs,
   OhlcvExport,
   OhlcvExportInputs,
   RecommendationIndexEntry,
   ReportIndexEntry,
   RunStatusSummary,
+  Signal,
   StepEventMessage,
   StepReadyMessage,
   TriggerRequest,
@@ -59,6 +66,14 @@ export const validate = {
     runValidator(compiled.validateError as CompiledValidator, data),
   flowRun: (data: unknown): ValidationResult<FlowRun> =>
     runValidator(compiled.validateFlowRun as CompiledValidator, data),
+  flowSchedule: (data: unknown): ValidationResult<FlowSchedule> =>
+    runValidator(compiled.validateFlowSchedule as CompiledValidator, data),
+  flowScheduleRequest: (data: unknown): ValidationResult<FlowScheduleRequest> =>
+    runValidator(compiled.validateFlowScheduleRequest as CompiledValidator, data),
+  indicatorValues: (data: unknown): ValidationResult<IndicatorValues> =>
+    runValidator(compiled.validateIndicatorValues as CompiledValidator, data),
+  indicatorsOnDemandInputs: (data: unknown): ValidationResult<IndicatorsOnDemandInputs> =>
+    runValidator(compiled.validateIndicatorsOnDemandInputs as CompiledValidator, data),
   llmProfile: (data: unknown): ValidationResult<LlmProfile> =>
     runValidator(compiled.validateLlmProfile as CompiledValidator, data),
   llmPrompt: (data: unknown): ValidationResult<LlmPrompt> =>
@@ -75,6 +90,10 @@ export const validate = {
     runValidator(compiled.validateLlmReportInputs as CompiledValidator, data),
   llmSchema: (data: unknown): ValidationResult<LlmSchema> =>
     runValidator(compiled.validateLlmSchema as CompiledValidator, data),
+  newsExport: (data: unknown): ValidationResult<NewsExport> =>
+    runValidator(compiled.validateNewsExport as CompiledValidator, data),
+  newsExportInputs: (data: unknown): ValidationResult<NewsExportInputs> =>
+    runValidator(compiled.validateNewsExportInputs as CompiledValidator, data),
   ohlcvExport: (data: unknown): ValidationResult<OhlcvExport> =>
     runValidator(compiled.validateOhlcvExport as CompiledValidator, data),
   ohlcvExportInputs: (data: unknown): ValidationResult<OhlcvExportInputs> =>
@@ -85,6 +104,8 @@ export const validate = {
     runValidator(compiled.validateReportIndex as CompiledValidator, data),
   runStatusSummary: (data: unknown): ValidationResult<RunStatusSummary> =>
     runValidator(compiled.validateRunStatusSummary as CompiledValidator, data),
+  signal: (data: unknown): ValidationResult<Signal> =>
+    runValidator(compiled.validateSignal as CompiledValidator, data),
   stepEvent: (data: unknown): ValidationResult<StepEventMessage> =>
     runValidator(compiled.validateStepEvent as CompiledValidator, data),
   stepReady: (data: unknown): ValidationResult<StepReadyMessage> =>
@@ -106,4 +127,6 @@ export const validateStepInputs = {
   LLM_REPORT: validate.llmReportInputs,
   LLM_RECOMMENDATION: validate.llmRecommendationInputs,
   ACCOUNT_EXPORT: validate.accountExportInputs,
+  INDICATORS_ON_DEMAND: validate.indicatorsOnDemandInputs,
+  NEWS_EXPORT: validate.newsExportInputs,
 } as const;

@@ -4413,17 +4413,183 @@ return errors === 0;
 validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateFlowRun = validate44;
-const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
+const schema93 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"signal":{"$ref":"#/$defs/RunSignal"},"expansionLimits":{"description":"Flow 5: how far this run may grow at run time, fixed at trigger from the orchestrator's configuration (TDA_MAX_DYNAMIC_STEPS, TDA_MAX_EXPANSION_DEPTH). Present only on runs of a flow with dynamic steps: a run without it never expands (an indicator request in a step's outputs is ignored).","type":"object","required":["maxDynamicSteps","maxDepth"],"properties":{"maxDynamicSteps":{"description":"Dynamic steps (indicator steps and follow-ups) the run may hold.","type":"integer","minimum":1,"maximum":100},"maxDepth":{"description":"Expansions in a chain: a follow-up that asks again is depth 2.","type":"integer","minimum":1,"maximum":10}},"additionalProperties":false},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200},"scheduleId":{"description":"Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.","type":"string","minLength":1,"maxLength":100},"slotAt":{"description":"Flow 7: the schedule slot this run is for (its scope.asOf); (scheduleId, slotAt) identifies the run.","$ref":"common.schema.json#/$defs/Timestamp"}}},"RunSignal":{"title":"RunSignal","description":"Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).","type":"object","required":["status","decidedAt"],"properties":{"status":{"type":"string","enum":["emitted","filtered","none"]},"signalId":{"type":"string","minLength":1,"maxLength":100},"signal_strength":{"type":"number","minimum":0,"maximum":1},"minSignalStrength":{"type":"number","minimum":0,"maximum":1},"reason":{"type":"string","maxLength":200},"decidedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"IndicatorRequest":{"title":"IndicatorRequest","description":"Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).","type":"object","required":["timeframe","indicators"],"properties":{"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorSpec"}}},"additionalProperties":false},"IndicatorSpec":{"title":"IndicatorSpec","description":"One indicator with every parameter given.","type":"object","required":["name","params"],"properties":{"name":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,19}$"},"params":{"type":"object","maxProperties":8,"additionalProperties":{"type":"number"}}},"additionalProperties":false},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"indicatorRequests":{"description":"LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.","type":"array","minItems":1,"maxItems":3,"items":{"$ref":"#/$defs/IndicatorRequest"}},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"INDICATORS_ON_DEMAND"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"indicators_on_demand_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"NEWS_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"news_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]}}};
 const schema95 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
 const schema96 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
-const schema101 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200}}};
-const schema102 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
-const func0 = __tdaEqual;
+const schema101 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200},"scheduleId":{"description":"Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.","type":"string","minLength":1,"maxLength":100},"slotAt":{"description":"Flow 7: the schedule slot this run is for (its scope.asOf); (scheduleId, slotAt) identifies the run.","$ref":"common.schema.json#/$defs/Timestamp"}}};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate45.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.source === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!((((data0 === "SCHEDULER") || (data0 === "USER")) || (data0 === "SYSTEM")) || (data0 === "DEBUG_HTTP"))){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data1 = data.source;
+if(typeof data1 === "string"){
+if(data1.length > 200){
+const err4 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1.length < 1){
+const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.scheduleId !== undefined){
+let data2 = data.scheduleId;
+if(typeof data2 === "string"){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/properties/scheduleId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/properties/scheduleId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/properties/scheduleId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.slotAt !== undefined){
+let data3 = data.slotAt;
+if(typeof data3 === "string"){
+if(!pattern8.test(data3)){
+const err10 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate45.errors = vErrors;
+return errors === 0;
+}
+validate45.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema103 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
+const func0 = __tdaEqual;
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4596,17 +4762,256 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema109 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+const schema110 = {"title":"RunSignal","description":"Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).","type":"object","required":["status","decidedAt"],"properties":{"status":{"type":"string","enum":["emitted","filtered","none"]},"signalId":{"type":"string","minLength":1,"maxLength":100},"signal_strength":{"type":"number","minimum":0,"maximum":1},"minSignalStrength":{"type":"number","minimum":0,"maximum":1},"reason":{"type":"string","maxLength":200},"decidedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate49.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.decidedAt === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "decidedAt"},message:"must have required property '"+"decidedAt"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "status") || (key0 === "signalId")) || (key0 === "signal_strength")) || (key0 === "minSignalStrength")) || (key0 === "reason")) || (key0 === "decidedAt"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data0 = data.status;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(((data0 === "emitted") || (data0 === "filtered")) || (data0 === "none"))){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema110.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.signalId !== undefined){
+let data1 = data.signalId;
+if(typeof data1 === "string"){
+if(data1.length > 100){
+const err5 = {instancePath:instancePath+"/signalId",schemaPath:"#/properties/signalId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.length < 1){
+const err6 = {instancePath:instancePath+"/signalId",schemaPath:"#/properties/signalId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/signalId",schemaPath:"#/properties/signalId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.signal_strength !== undefined){
+let data2 = data.signal_strength;
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 1 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data2 < 0 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.minSignalStrength !== undefined){
+let data3 = data.minSignalStrength;
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+let data4 = data.reason;
+if(typeof data4 === "string"){
+if(data4.length > 200){
+const err14 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.decidedAt !== undefined){
+let data5 = data.decidedAt;
+if(typeof data5 === "string"){
+if(!pattern8.test(data5)){
+const err16 = {instancePath:instancePath+"/decidedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/decidedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema112 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4940,21 +5345,21 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema112 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
-const schema131 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
-const schema132 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
-const schema113 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
+const schema115 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"INDICATORS_ON_DEMAND"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"indicators_on_demand_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"NEWS_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"news_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}}]};
+const schema143 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
+const schema144 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
+const schema116 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5056,20 +5461,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema116 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["llm"],"anyOf":[{"description":"A report of one timeframe: its OHLCV export and charts.","required":["ohlcvStepId","chartsManifestStepId"],"properties":{"ohlcvStepId":true,"chartsManifestStepId":true}},{"description":"An aggregated report (flow 3): existing reports, resolved at trigger.","required":["reportRefs"],"properties":{"reportRefs":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"reportRefs":{"description":"Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/ReportRef"}},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}},"$defs":{"ReportRef":{"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema120 = {"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema121 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
-const pattern62 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
+const schema119 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["llm"],"anyOf":[{"description":"A report of one timeframe: its OHLCV export and charts.","required":["ohlcvStepId","chartsManifestStepId"],"properties":{"ohlcvStepId":true,"chartsManifestStepId":true}},{"description":"An aggregated report (flow 3): existing reports, resolved at trigger.","required":["reportRefs"],"properties":{"reportRefs":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"indicatorStepIds":{"description":"Flow 5: the INDICATORS_ON_DEMAND steps whose values a follow-up report is given (inserted by the orchestrator's expansion); each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"minItems":1,"maxItems":3},"reportRefs":{"description":"Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/ReportRef"}},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}},"$defs":{"ReportRef":{"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema124 = {"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema125 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
+const pattern65 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5142,7 +5547,7 @@ errors++;
 if(data.reportId !== undefined){
 let data0 = data.reportId;
 if(typeof data0 === "string"){
-if(!pattern62.test(data0)){
+if(!pattern65.test(data0)){
 const err6 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -5318,17 +5723,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5425,6 +5830,7 @@ props0 = props0 || {};
 props0.ohlcvStepId = true;
 props0.chartsManifestStepId = true;
 props0.previousReportStepIds = true;
+props0.indicatorStepIds = true;
 props0.reportRefs = true;
 props0.llm = true;
 }
@@ -5579,11 +5985,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.reportRefs !== undefined){
-let data4 = data.reportRefs;
+if(data.indicatorStepIds !== undefined){
+let data4 = data.indicatorStepIds;
 if(Array.isArray(data4)){
-if(data4.length > 10){
-const err17 = {instancePath:instancePath+"/reportRefs",schemaPath:"#/properties/reportRefs/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"};
+if(data4.length > 3){
+const err17 = {instancePath:instancePath+"/indicatorStepIds",schemaPath:"#/properties/indicatorStepIds/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5593,7 +5999,7 @@ vErrors.push(err17);
 errors++;
 }
 if(data4.length < 1){
-const err18 = {instancePath:instancePath+"/reportRefs",schemaPath:"#/properties/reportRefs/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const err18 = {instancePath:instancePath+"/indicatorStepIds",schemaPath:"#/properties/indicatorStepIds/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5604,14 +6010,10 @@ errors++;
 }
 const len1 = data4.length;
 for(let i2=0; i2<len1; i2++){
-if(!(validate54(data4[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/reportRefs",schemaPath:"#/properties/reportRefs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+let data5 = data4[i2];
+if(typeof data5 === "string"){
+if(data5.length > 200){
+const err19 = {instancePath:instancePath+"/indicatorStepIds/" + i2,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5620,12 +6022,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.llm !== undefined){
-let data6 = data.llm;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.promptId === undefined){
-const err20 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
+if(!pattern10.test(data5)){
+const err20 = {instancePath:instancePath+"/indicatorStepIds/" + i2,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5634,8 +6032,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data6.llmProfile === undefined){
-const err21 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "llmProfile"},message:"must have required property '"+"llmProfile"+"'"};
+}
+else {
+const err21 = {instancePath:instancePath+"/indicatorStepIds/" + i2,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5644,11 +6043,15 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data6.promptId !== undefined){
-let data7 = data6.promptId;
-if(typeof data7 === "string"){
-if(data7.length > 200){
-const err22 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+let i3 = data4.length;
+let j1;
+if(i3 > 1){
+outer1:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data4[i3], data4[j1])){
+const err22 = {instancePath:instancePath+"/indicatorStepIds",schemaPath:"#/properties/indicatorStepIds/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5656,9 +6059,14 @@ else {
 vErrors.push(err22);
 }
 errors++;
+break outer1;
 }
-if(data7.length < 1){
-const err23 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/indicatorStepIds",schemaPath:"#/properties/indicatorStepIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5668,8 +6076,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.reportRefs !== undefined){
+let data6 = data.reportRefs;
+if(Array.isArray(data6)){
+if(data6.length > 10){
+const err24 = {instancePath:instancePath+"/reportRefs",schemaPath:"#/properties/reportRefs/maxItems",keyword:"maxItems",params:{limit: 10},message:"must NOT have more than 10 items"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5678,11 +6089,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data6.llmProfile !== undefined){
-let data8 = data6.llmProfile;
-if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-const err25 = {instancePath:instancePath+"/llm/llmProfile",schemaPath:"#/properties/llm/properties/llmProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.length < 1){
+const err25 = {instancePath:instancePath+"/reportRefs",schemaPath:"#/properties/reportRefs/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -5691,10 +6099,16 @@ vErrors.push(err25);
 }
 errors++;
 }
+const len2 = data6.length;
+for(let i4=0; i4<len2; i4++){
+if(!(validate58(data6[i4], {instancePath:instancePath+"/reportRefs/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+errors = vErrors.length;
+}
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/reportRefs",schemaPath:"#/properties/reportRefs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5704,9 +6118,11 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.llm !== undefined){
+let data8 = data.llm;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.promptId === undefined){
+const err27 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5715,19 +6131,547 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate53.errors = vErrors;
+if(data8.llmProfile === undefined){
+const err28 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "llmProfile"},message:"must have required property '"+"llmProfile"+"'"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(data8.promptId !== undefined){
+let data9 = data8.promptId;
+if(typeof data9 === "string"){
+if(data9.length > 200){
+const err29 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(data9.length < 1){
+const err30 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data8.llmProfile !== undefined){
+let data10 = data8.llmProfile;
+if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
+const err32 = {instancePath:instancePath+"/llm/llmProfile",schemaPath:"#/properties/llm/properties/llmProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+validate57.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate53.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate57.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema127 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+const schema131 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/indicators_on_demand_inputs.schema.json","title":"IndicatorsOnDemandInputs","description":"steps.<stepId>.inputs of an INDICATORS_ON_DEMAND step (flow 5, seed 001): a dynamic step the orchestrator inserts when an LLM step asks for indicators (libs/flow-engine dynamic/expand-indicators.ts), one per requested timeframe, id indicators_on_demand:<timeframe>:req_<hash>. Names and parameters were checked against the indicator catalogue (dynamic/indicator-catalogue.ts) and every parameter is present (defaults filled). The worker checks them against the catalogue again (names' parameters, bounds, MACD fast < slow), which this schema does not restate. Closed: only the orchestrator writes it.","type":"object","required":["timeframe","indicators","ohlcvStepId"],"properties":{"timeframe":{"description":"The timeframe the indicators are computed on: the step's timeframe and its OHLCV step's.","$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"description":"The indicators to compute, in the order the model asked for them (no duplicates; at most 8 per timeframe).","type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorInput"}},"ohlcvStepId":{"description":"The run's OHLCV_EXPORT step of this timeframe, whose artifact the indicators are computed on; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"}},"additionalProperties":false,"$defs":{"IndicatorName":{"title":"IndicatorName","description":"An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).","type":"string","enum":["RSI","MACD","ATR","BOLLINGER","EMA","SMA","STOCHASTIC","ADX","OBV","VWAP"]},"IndicatorInput":{"title":"IndicatorInput","description":"One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.","type":"object","required":["name","params"],"properties":{"name":{"$ref":"#/$defs/IndicatorName"},"params":{"description":"Parameter name → value (numbers only; which names and bounds is the catalogue's).","type":"object","maxProperties":8,"propertyNames":{"pattern":"^[a-zA-Z][a-zA-Z0-9]{0,19}$"},"additionalProperties":{"type":"number"}}},"additionalProperties":false}}};
+const schema133 = {"title":"IndicatorInput","description":"One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.","type":"object","required":["name","params"],"properties":{"name":{"$ref":"#/$defs/IndicatorName"},"params":{"description":"Parameter name → value (numbers only; which names and bounds is the catalogue's).","type":"object","maxProperties":8,"propertyNames":{"pattern":"^[a-zA-Z][a-zA-Z0-9]{0,19}$"},"additionalProperties":{"type":"number"}}},"additionalProperties":false};
+const schema134 = {"title":"IndicatorName","description":"An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).","type":"string","enum":["RSI","MACD","ATR","BOLLINGER","EMA","SMA","STOCHASTIC","ADX","OBV","VWAP"]};
+const pattern70 = new RegExp("^[a-zA-Z][a-zA-Z0-9]{0,19}$", "u");
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.params === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "params"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/IndicatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!((((((((((data0 === "RSI") || (data0 === "MACD")) || (data0 === "ATR")) || (data0 === "BOLLINGER")) || (data0 === "EMA")) || (data0 === "SMA")) || (data0 === "STOCHASTIC")) || (data0 === "ADX")) || (data0 === "OBV")) || (data0 === "VWAP"))){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/IndicatorName/enum",keyword:"enum",params:{allowedValues: schema134.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data1 = data.params;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(Object.keys(data1).length > 8){
+const err5 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/maxProperties",keyword:"maxProperties",params:{limit: 8},message:"must NOT have more than 8 properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key1 in data1){
+const _errs7 = errors;
+if(typeof key1 === "string"){
+if(!pattern70.test(key1)){
+const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z][a-zA-Z0-9]{0,19}$"},message:"must match pattern \""+"^[a-zA-Z][a-zA-Z0-9]{0,19}$"+"\"",propertyName:key1};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+var valid2 = _errs7 === errors;
+if(!valid2){
+const err7 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+for(const key2 in data1){
+let data2 = data1[key2];
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+const err8 = {instancePath:instancePath+"/params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/params/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/indicators_on_demand_inputs.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.timeframe === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timeframe"},message:"must have required property '"+"timeframe"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.indicators === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "indicators"},message:"must have required property '"+"indicators"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ohlcvStepId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvStepId"},message:"must have required property '"+"ohlcvStepId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "timeframe") || (key0 === "indicators")) || (key0 === "ohlcvStepId"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data0 = data.timeframe;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(((((data0 === "1h") || (data0 === "4h")) || (data0 === "1d")) || (data0 === "1w")) || (data0 === "1M"))){
+const err5 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.indicators !== undefined){
+let data1 = data.indicators;
+if(Array.isArray(data1)){
+if(data1.length > 8){
+const err6 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.length < 1){
+const err7 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate63(data1[i0], {instancePath:instancePath+"/indicators/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.ohlcvStepId !== undefined){
+let data3 = data.ohlcvStepId;
+if(typeof data3 === "string"){
+if(data3.length > 200){
+const err9 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern10.test(data3)){
+const err10 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema136 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/news_export_inputs.schema.json","title":"NewsExportInputs","description":"steps.<stepId>.inputs of a NEWS_EXPORT step: the headlines of one symbol in the window [run.scope.asOf - lookbackHours, run.scope.asOf]. Written by the flow catalogue; read by the NEWS_EXPORT worker, which fills what is absent. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol whose news to export as the user wrote it (its base asset is searched: BTC-USDT → bitcoin, btc); default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"lookbackHours":{"description":"Length of the window ending at asOf, in hours; default 72.","type":"integer","minimum":1,"maximum":720},"maxItems":{"description":"At most this many headlines, newest first; default 20.","type":"integer","minimum":1,"maximum":50}}};
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/news_export_inputs.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err0 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.lookbackHours !== undefined){
+let data1 = data.lookbackHours;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err2 = {instancePath:instancePath+"/lookbackHours",schemaPath:"#/properties/lookbackHours/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 720 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/lookbackHours",schemaPath:"#/properties/lookbackHours/maximum",keyword:"maximum",params:{comparison: "<=", limit: 720},message:"must be <= 720"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/lookbackHours",schemaPath:"#/properties/lookbackHours/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.maxItems !== undefined){
+let data2 = data.maxItems;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err5 = {instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 50 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/maxItems",schemaPath:"#/properties/maxItems/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"props":{"symbol":true,"lookbackHours":true,"maxItems":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema138 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"newsStepId":{"description":"The NEWS_EXPORT step (flow 6): headlines in the run's window, given to the model as untrusted text.","$ref":"common.schema.json#/$defs/StepId"},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5891,11 +6835,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.accountStepId !== undefined){
-let data3 = data.accountStepId;
+if(data.newsStepId !== undefined){
+let data3 = data.newsStepId;
 if(typeof data3 === "string"){
 if(data3.length > 200){
-const err13 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+const err13 = {instancePath:instancePath+"/newsStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5905,7 +6849,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!pattern10.test(data3)){
-const err14 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+const err14 = {instancePath:instancePath+"/newsStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5916,7 +6860,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/newsStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5926,11 +6870,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.llm !== undefined){
-let data4 = data.llm;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.promptId === undefined){
-const err16 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
+if(data.accountStepId !== undefined){
+let data4 = data.accountStepId;
+if(typeof data4 === "string"){
+if(data4.length > 200){
+const err16 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5939,8 +6883,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data4.llmProfile === undefined){
-const err17 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "llmProfile"},message:"must have required property '"+"llmProfile"+"'"};
+if(!pattern10.test(data4)){
+const err17 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5949,11 +6893,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data4.promptId !== undefined){
-let data5 = data4.promptId;
-if(typeof data5 === "string"){
-if(data5.length > 200){
-const err18 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+else {
+const err18 = {instancePath:instancePath+"/accountStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5962,8 +6904,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data5.length < 1){
-const err19 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.llm !== undefined){
+let data5 = data.llm;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.promptId === undefined){
+const err19 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "promptId"},message:"must have required property '"+"promptId"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5972,9 +6918,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.llmProfile === undefined){
+const err20 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/required",keyword:"required",params:{missingProperty: "llmProfile"},message:"must have required property '"+"llmProfile"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5983,11 +6928,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data4.llmProfile !== undefined){
-let data6 = data4.llmProfile;
-if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
-const err21 = {instancePath:instancePath+"/llm/llmProfile",schemaPath:"#/properties/llm/properties/llmProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.promptId !== undefined){
+let data6 = data5.promptId;
+if(typeof data6 === "string"){
+if(data6.length > 200){
+const err21 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5996,10 +6941,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.length < 1){
+const err22 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6009,9 +6952,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath:instancePath+"/llm/promptId",schemaPath:"#/properties/llm/properties/promptId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6020,21 +6962,290 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate58.errors = vErrors;
+}
+if(data5.llmProfile !== undefined){
+let data7 = data5.llmProfile;
+if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
+const err24 = {instancePath:instancePath+"/llm/llmProfile",schemaPath:"#/properties/llm/properties/llmProfile/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/llm",schemaPath:"#/properties/llm/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"newsStepId":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema135 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
-const schema139 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
-const pattern74 = new RegExp("^rec_[a-z0-9]{24}$", "u");
-const schema141 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
-const schema142 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+const schema147 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"indicatorRequests":{"description":"LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.","type":"array","minItems":1,"maxItems":3,"items":{"$ref":"#/$defs/IndicatorRequest"}},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
+const schema151 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
+const pattern81 = new RegExp("^rec_[a-z0-9]{24}$", "u");
+const schema152 = {"title":"IndicatorRequest","description":"Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).","type":"object","required":["timeframe","indicators"],"properties":{"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorSpec"}}},"additionalProperties":false};
+const schema154 = {"title":"IndicatorSpec","description":"One indicator with every parameter given.","type":"object","required":["name","params"],"properties":{"name":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,19}$"},"params":{"type":"object","maxProperties":8,"additionalProperties":{"type":"number"}}},"additionalProperties":false};
+const pattern82 = new RegExp("^[A-Z][A-Z0-9_]{1,19}$", "u");
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.timeframe === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timeframe"},message:"must have required property '"+"timeframe"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.indicators === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "indicators"},message:"must have required property '"+"indicators"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "timeframe") || (key0 === "indicators"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data0 = data.timeframe;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(((((data0 === "1h") || (data0 === "4h")) || (data0 === "1d")) || (data0 === "1w")) || (data0 === "1M"))){
+const err4 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.indicators !== undefined){
+let data1 = data.indicators;
+if(Array.isArray(data1)){
+if(data1.length > 8){
+const err5 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.length < 1){
+const err6 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+if(data2.name === undefined){
+const err7 = {instancePath:instancePath+"/indicators/" + i0,schemaPath:"#/$defs/IndicatorSpec/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2.params === undefined){
+const err8 = {instancePath:instancePath+"/indicators/" + i0,schemaPath:"#/$defs/IndicatorSpec/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+for(const key1 in data2){
+if(!((key1 === "name") || (key1 === "params"))){
+const err9 = {instancePath:instancePath+"/indicators/" + i0,schemaPath:"#/$defs/IndicatorSpec/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data2.name !== undefined){
+let data3 = data2.name;
+if(typeof data3 === "string"){
+if(!pattern82.test(data3)){
+const err10 = {instancePath:instancePath+"/indicators/" + i0+"/name",schemaPath:"#/$defs/IndicatorSpec/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,19}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,19}$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/indicators/" + i0+"/name",schemaPath:"#/$defs/IndicatorSpec/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data2.params !== undefined){
+let data4 = data2.params;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(Object.keys(data4).length > 8){
+const err12 = {instancePath:instancePath+"/indicators/" + i0+"/params",schemaPath:"#/$defs/IndicatorSpec/properties/params/maxProperties",keyword:"maxProperties",params:{limit: 8},message:"must NOT have more than 8 properties"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+for(const key2 in data4){
+let data5 = data4[key2];
+if(!((typeof data5 == "number") && (isFinite(data5)))){
+const err13 = {instancePath:instancePath+"/indicators/" + i0+"/params/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/IndicatorSpec/properties/params/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/indicators/" + i0+"/params",schemaPath:"#/$defs/IndicatorSpec/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/indicators/" + i0,schemaPath:"#/$defs/IndicatorSpec/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema156 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
+const schema157 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6128,16 +7339,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6146,8 +7357,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.timing !== undefined){
-if(!(validate62(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate74(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -6311,16 +7522,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6381,7 +7592,7 @@ errors++;
 if(data.reportId !== undefined){
 let data2 = data.reportId;
 if(typeof data2 === "string"){
-if(!pattern62.test(data2)){
+if(!pattern65.test(data2)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -6406,7 +7617,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data3 = data.recommendationId;
 if(typeof data3 === "string"){
-if(!pattern74.test(data3)){
+if(!pattern81.test(data3)){
 const err6 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -6428,9 +7639,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.signed_url !== undefined){
-if(typeof data.signed_url !== "string"){
-const err8 = {instancePath:instancePath+"/signed_url",schemaPath:"#/properties/signed_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.indicatorRequests !== undefined){
+let data4 = data.indicatorRequests;
+if(Array.isArray(data4)){
+if(data4.length > 3){
+const err8 = {instancePath:instancePath+"/indicatorRequests",schemaPath:"#/properties/indicatorRequests/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6439,12 +7652,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.expires_at !== undefined){
-let data5 = data.expires_at;
-if(typeof data5 === "string"){
-if(!pattern8.test(data5)){
-const err9 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(data4.length < 1){
+const err9 = {instancePath:instancePath+"/indicatorRequests",schemaPath:"#/properties/indicatorRequests/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6453,9 +7662,16 @@ vErrors.push(err9);
 }
 errors++;
 }
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate71(data4[i0], {instancePath:instancePath+"/indicatorRequests/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
-const err10 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/indicatorRequests",schemaPath:"#/properties/indicatorRequests/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6465,15 +7681,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.execution !== undefined){
-if(!(validate61(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.signed_url !== undefined){
+if(typeof data.signed_url !== "string"){
+const err11 = {instancePath:instancePath+"/signed_url",schemaPath:"#/properties/signed_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6482,17 +7692,60 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate60.errors = vErrors;
+}
+if(data.expires_at !== undefined){
+let data7 = data.expires_at;
+if(typeof data7 === "string"){
+if(!pattern8.test(data7)){
+const err12 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/expires_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.execution !== undefined){
+if(!(validate73(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"indicatorRequests":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema150 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema165 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6591,17 +7844,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema152 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema167 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6750,16 +8003,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6810,8 +8063,8 @@ if(_valid0){
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate50(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate54(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -6955,8 +8208,8 @@ if(_valid2){
 const _errs17 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate53(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate57(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -7082,7 +8335,7 @@ errors++;
 }
 else {
 if(data.stepType !== undefined){
-if("LLM_RECOMMENDATION" !== data.stepType){
+if("INDICATORS_ON_DEMAND" !== data.stepType){
 const err13 = {};
 if(vErrors === null){
 vErrors = [err13];
@@ -7109,8 +8362,8 @@ if(_valid4){
 const _errs29 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate58(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate62(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -7142,9 +8395,13 @@ props0 = props0 || {};
 Object.assign(props0, props5);
 }
 }
+const _errs32 = errors;
+let valid16 = true;
+const _errs33 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.stepType === undefined){
-const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepType"},message:"must have required property '"+"stepType"+"'"};
+let missing5;
+if((data.stepType === undefined) && (missing5 = "stepType")){
+const err15 = {};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7153,8 +8410,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data.status === undefined){
-const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+else {
+if(data.stepType !== undefined){
+if("NEWS_EXPORT" !== data.stepType){
+const err16 = {};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7163,8 +8422,39 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data.dependsOn === undefined){
-const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "dependsOn"},message:"must have required property '"+"dependsOn"+"'"};
+}
+}
+}
+var _valid5 = _errs33 === errors;
+errors = _errs32;
+if(vErrors !== null){
+if(_errs32){
+vErrors.length = _errs32;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid5){
+const _errs35 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate66(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid5 = _errs35 === errors;
+valid16 = _valid5;
+if(valid16){
+var props6 = {};
+props6.inputs = true;
+props6.stepType = true;
+}
+}
+if(!valid16){
+const err17 = {instancePath,schemaPath:"#/allOf/5/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7173,8 +8463,22 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data.inputs === undefined){
-const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
+if(props0 !== true && props6 !== undefined){
+if(props6 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props6);
+}
+}
+const _errs38 = errors;
+let valid19 = true;
+const _errs39 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing6;
+if((data.stepType === undefined) && (missing6 = "stepType")){
+const err18 = {};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7183,8 +8487,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data.outputs === undefined){
-const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputs"},message:"must have required property '"+"outputs"+"'"};
+else {
+if(data.stepType !== undefined){
+if("LLM_RECOMMENDATION" !== data.stepType){
+const err19 = {};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7193,8 +8499,39 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(data.createdAt === undefined){
-const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+}
+}
+}
+var _valid6 = _errs39 === errors;
+errors = _errs38;
+if(vErrors !== null){
+if(_errs38){
+vErrors.length = _errs38;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid6){
+const _errs41 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.inputs !== undefined){
+if(!(validate68(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+var _valid6 = _errs41 === errors;
+valid19 = _valid6;
+if(valid19){
+var props7 = {};
+props7.inputs = true;
+props7.stepType = true;
+}
+}
+if(!valid19){
+const err20 = {instancePath,schemaPath:"#/allOf/6/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -7203,13 +8540,83 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data.attempt === undefined){
-const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt"},message:"must have required property '"+"attempt"+"'"};
+if(props0 !== true && props7 !== undefined){
+if(props7 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props7);
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.stepType === undefined){
+const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepType"},message:"must have required property '"+"stepType"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+if(data.status === undefined){
+const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data.dependsOn === undefined){
+const err23 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "dependsOn"},message:"must have required property '"+"dependsOn"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data.inputs === undefined){
+const err24 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputs"},message:"must have required property '"+"inputs"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data.outputs === undefined){
+const err25 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outputs"},message:"must have required property '"+"outputs"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err26 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(data.attempt === undefined){
+const err27 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attempt"},message:"must have required property '"+"attempt"+"'"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
@@ -7233,83 +8640,9 @@ props0.maxAttempts = true;
 props0.addedBy = true;
 }
 if(data.stepType !== undefined){
-let data10 = data.stepType;
-if(typeof data10 !== "string"){
-const err22 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(!((((((((data10 === "OHLCV_EXPORT") || (data10 === "CHART_EXPORT")) || (data10 === "LLM_REPORT")) || (data10 === "LLM_RECOMMENDATION")) || (data10 === "ACCOUNT_EXPORT")) || (data10 === "INDICATORS_ON_DEMAND")) || (data10 === "NEWS_EXPORT")) || (data10 === "BACKTEST"))){
-const err23 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data11 = data.status;
-if(typeof data11 !== "string"){
-const err24 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(!(((((((data11 === "PENDING") || (data11 === "READY")) || (data11 === "RUNNING")) || (data11 === "SUCCEEDED")) || (data11 === "FAILED")) || (data11 === "SKIPPED")) || (data11 === "CANCELLED"))){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema132.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.timeframe !== undefined){
-let data12 = data.timeframe;
-if(typeof data12 !== "string"){
-const err26 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(!(((((data12 === "1h") || (data12 === "4h")) || (data12 === "1d")) || (data12 === "1w")) || (data12 === "1M"))){
-const err27 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.dependsOn !== undefined){
-let data13 = data.dependsOn;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-if(typeof data14 === "string"){
-if(data14.length > 200){
-const err28 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+let data14 = data.stepType;
+if(typeof data14 !== "string"){
+const err28 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -7318,8 +8651,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern10.test(data14)){
-const err29 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(!((((((((data14 === "OHLCV_EXPORT") || (data14 === "CHART_EXPORT")) || (data14 === "LLM_REPORT")) || (data14 === "LLM_RECOMMENDATION")) || (data14 === "ACCOUNT_EXPORT")) || (data14 === "INDICATORS_ON_DEMAND")) || (data14 === "NEWS_EXPORT")) || (data14 === "BACKTEST"))){
+const err29 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema143.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -7329,8 +8662,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data15 = data.status;
+if(typeof data15 !== "string"){
+const err30 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -7339,15 +8674,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-let i1 = data13.length;
-let j0;
-if(i1 > 1){
-outer0:
-for(;i1--;){
-for(j0 = i1; j0--;){
-if(func0(data13[i1], data13[j0])){
-const err31 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(!(((((((data15 === "PENDING") || (data15 === "READY")) || (data15 === "RUNNING")) || (data15 === "SUCCEEDED")) || (data15 === "FAILED")) || (data15 === "SKIPPED")) || (data15 === "CANCELLED"))){
+const err31 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema144.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -7355,14 +8683,12 @@ else {
 vErrors.push(err31);
 }
 errors++;
-break outer0;
 }
 }
-}
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.timeframe !== undefined){
+let data16 = data.timeframe;
+if(typeof data16 !== "string"){
+const err32 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -7371,11 +8697,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data.inputs !== undefined){
-let data15 = data.inputs;
-if(!(data15 && typeof data15 == "object" && !Array.isArray(data15))){
-const err33 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data16 === "1h") || (data16 === "4h")) || (data16 === "1d")) || (data16 === "1w")) || (data16 === "1M"))){
+const err33 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -7385,9 +8708,93 @@ vErrors.push(err33);
 errors++;
 }
 }
+if(data.dependsOn !== undefined){
+let data17 = data.dependsOn;
+if(Array.isArray(data17)){
+const len0 = data17.length;
+for(let i0=0; i0<len0; i0++){
+let data18 = data17[i0];
+if(typeof data18 === "string"){
+if(data18.length > 200){
+const err34 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(!pattern10.test(data18)){
+const err35 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/dependsOn/" + i0,schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+let i1 = data17.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data17[i1], data17[j0])){
+const err37 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/dependsOn",schemaPath:"#/properties/dependsOn/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.inputs !== undefined){
+let data19 = data.inputs;
+if(!(data19 && typeof data19 == "object" && !Array.isArray(data19))){
+const err39 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
 if(data.outputs !== undefined){
-if(!(validate60(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate70(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
 errors = vErrors.length;
 }
 }
@@ -7398,84 +8805,10 @@ errors = vErrors.length;
 }
 }
 if(data.createdAt !== undefined){
-let data18 = data.createdAt;
-if(typeof data18 === "string"){
-if(!pattern8.test(data18)){
-const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-if(data.readyAt !== undefined){
-let data19 = data.readyAt;
-if(typeof data19 === "string"){
-if(!pattern8.test(data19)){
-const err36 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-if(data.finishedAt !== undefined){
-let data20 = data.finishedAt;
-if(typeof data20 === "string"){
-if(!pattern8.test(data20)){
-const err38 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data.attempt !== undefined){
-let data21 = data.attempt;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err40 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+let data22 = data.createdAt;
+if(typeof data22 === "string"){
+if(!pattern8.test(data22)){
+const err40 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -7484,9 +8817,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 0 || isNaN(data21)){
-const err41 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err41 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -7496,24 +8829,11 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
-if(data.lease !== undefined){
-if(!(validate67(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
-errors = vErrors.length;
-}
-}
-if(data.progress !== undefined){
-if(!(validate69(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
-errors = vErrors.length;
-}
-}
-if(data.deadlineAt !== undefined){
-let data24 = data.deadlineAt;
-if(typeof data24 === "string"){
-if(!pattern8.test(data24)){
-const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(data.readyAt !== undefined){
+let data23 = data.readyAt;
+if(typeof data23 === "string"){
+if(!pattern8.test(data23)){
+const err42 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -7524,7 +8844,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/readyAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -7534,10 +8854,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.maxAttempts !== undefined){
-let data25 = data.maxAttempts;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err44 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.finishedAt !== undefined){
+let data24 = data.finishedAt;
+if(typeof data24 === "string"){
+if(!pattern8.test(data24)){
+const err44 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -7546,9 +8867,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 > 100 || isNaN(data25)){
-const err45 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+else {
+const err45 = {instancePath:instancePath+"/finishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -7557,8 +8878,11 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data25 < 1 || isNaN(data25)){
-const err46 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.attempt !== undefined){
+let data25 = data.attempt;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err46 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -7567,13 +8891,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-if(data.addedBy !== undefined){
-let data26 = data.addedBy;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.stepId === undefined){
-const err47 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+const err47 = {instancePath:instancePath+"/attempt",schemaPath:"#/properties/attempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -7582,8 +8902,25 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data26.depth === undefined){
-const err48 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/required",keyword:"required",params:{missingProperty: "depth"},message:"must have required property '"+"depth"+"'"};
+}
+}
+if(data.lease !== undefined){
+if(!(validate79(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+errors = vErrors.length;
+}
+}
+if(data.progress !== undefined){
+if(!(validate81(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+}
+if(data.deadlineAt !== undefined){
+let data28 = data.deadlineAt;
+if(typeof data28 === "string"){
+if(!pattern8.test(data28)){
+const err48 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -7592,9 +8929,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-for(const key0 in data26){
-if(!((key0 === "stepId") || (key0 === "depth"))){
-const err49 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+else {
+const err49 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -7604,11 +8941,10 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data26.stepId !== undefined){
-let data27 = data26.stepId;
-if(typeof data27 === "string"){
-if(data27.length > 200){
-const err50 = {instancePath:instancePath+"/addedBy/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.maxAttempts !== undefined){
+let data29 = data.maxAttempts;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err50 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -7617,8 +8953,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(!pattern10.test(data27)){
-const err51 = {instancePath:instancePath+"/addedBy/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 > 100 || isNaN(data29)){
+const err51 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -7627,9 +8964,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-else {
-const err52 = {instancePath:instancePath+"/addedBy/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29 < 1 || isNaN(data29)){
+const err52 = {instancePath:instancePath+"/maxAttempts",schemaPath:"#/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -7639,10 +8975,12 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data26.depth !== undefined){
-let data28 = data26.depth;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err53 = {instancePath:instancePath+"/addedBy/depth",schemaPath:"#/properties/addedBy/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.addedBy !== undefined){
+let data30 = data.addedBy;
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+if(data30.stepId === undefined){
+const err53 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -7651,9 +8989,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 > 10 || isNaN(data28)){
-const err54 = {instancePath:instancePath+"/addedBy/depth",schemaPath:"#/properties/addedBy/properties/depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(data30.depth === undefined){
+const err54 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/required",keyword:"required",params:{missingProperty: "depth"},message:"must have required property '"+"depth"+"'"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -7662,8 +8999,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err55 = {instancePath:instancePath+"/addedBy/depth",schemaPath:"#/properties/addedBy/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+for(const key0 in data30){
+if(!((key0 === "stepId") || (key0 === "depth"))){
+const err55 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -7673,10 +9011,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data30.stepId !== undefined){
+let data31 = data30.stepId;
+if(typeof data31 === "string"){
+if(data31.length > 200){
+const err56 = {instancePath:instancePath+"/addedBy/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -7685,10 +9024,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-}
-else {
-const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern10.test(data31)){
+const err57 = {instancePath:instancePath+"/addedBy/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -7697,11 +9034,81 @@ vErrors.push(err57);
 }
 errors++;
 }
-validate49.errors = vErrors;
+}
+else {
+const err58 = {instancePath:instancePath+"/addedBy/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data30.depth !== undefined){
+let data32 = data30.depth;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err59 = {instancePath:instancePath+"/addedBy/depth",schemaPath:"#/properties/addedBy/properties/depth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 > 10 || isNaN(data32)){
+const err60 = {instancePath:instancePath+"/addedBy/depth",schemaPath:"#/properties/addedBy/properties/depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+if(data32 < 1 || isNaN(data32)){
+const err61 = {instancePath:instancePath+"/addedBy/depth",schemaPath:"#/properties/addedBy/properties/depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/addedBy",schemaPath:"#/properties/addedBy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+validate53.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate49.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate53.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8035,10 +9442,22 @@ errors++;
 }
 }
 if(data.trigger !== undefined){
-let data8 = data.trigger;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.type === undefined){
-const err28 = {instancePath:instancePath+"/trigger",schemaPath:"#/$defs/RunTrigger/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(!(validate45(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+}
+if(data.scope !== undefined){
+if(!(validate47(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+errors = vErrors.length;
+}
+}
+if(data.ownerId !== undefined){
+let data10 = data.ownerId;
+if(typeof data10 === "string"){
+if(data10.length > 200){
+const err28 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8047,8 +9466,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data8.source === undefined){
-const err29 = {instancePath:instancePath+"/trigger",schemaPath:"#/$defs/RunTrigger/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(data10.length < 1){
+const err29 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8057,10 +9476,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data8.type !== undefined){
-let data9 = data8.type;
-if(typeof data9 !== "string"){
-const err30 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err30 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8069,8 +9487,12 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(!((((data9 === "SCHEDULER") || (data9 === "USER")) || (data9 === "SYSTEM")) || (data9 === "DEBUG_HTTP"))){
-const err31 = {instancePath:instancePath+"/trigger/type",schemaPath:"#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.idempotencyKey !== undefined){
+let data11 = data.idempotencyKey;
+if(typeof data11 === "string"){
+if(data11.length > 200){
+const err31 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8079,12 +9501,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data8.source !== undefined){
-let data10 = data8.source;
-if(typeof data10 === "string"){
-if(data10.length > 200){
-const err32 = {instancePath:instancePath+"/trigger/source",schemaPath:"#/$defs/RunTrigger/properties/source/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data11.length < 1){
+const err32 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8093,8 +9511,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(data10.length < 1){
-const err33 = {instancePath:instancePath+"/trigger/source",schemaPath:"#/$defs/RunTrigger/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err33 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8104,8 +9523,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/trigger/source",schemaPath:"#/$defs/RunTrigger/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.deadlineAt !== undefined){
+let data12 = data.deadlineAt;
+if(typeof data12 === "string"){
+if(!pattern8.test(data12)){
+const err34 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8115,9 +9537,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
 else {
-const err35 = {instancePath:instancePath+"/trigger",schemaPath:"#/$defs/RunTrigger/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8127,17 +9548,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.scope !== undefined){
-if(!(validate45(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
-errors = vErrors.length;
-}
-}
-if(data.ownerId !== undefined){
-let data12 = data.ownerId;
-if(typeof data12 === "string"){
-if(data12.length > 200){
-const err36 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data.cancelRequestedAt !== undefined){
+let data13 = data.cancelRequestedAt;
+if(typeof data13 === "string"){
+if(!pattern8.test(data13)){
+const err36 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8146,8 +9561,9 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data12.length < 1){
-const err37 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err37 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8157,8 +9573,17 @@ vErrors.push(err37);
 errors++;
 }
 }
-else {
-const err38 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.signal !== undefined){
+if(!(validate49(data.signal, {instancePath:instancePath+"/signal",parentData:data,parentDataProperty:"signal",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+}
+if(data.expansionLimits !== undefined){
+let data15 = data.expansionLimits;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.maxDynamicSteps === undefined){
+const err38 = {instancePath:instancePath+"/expansionLimits",schemaPath:"#/properties/expansionLimits/required",keyword:"required",params:{missingProperty: "maxDynamicSteps"},message:"must have required property '"+"maxDynamicSteps"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8167,12 +9592,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-if(data.idempotencyKey !== undefined){
-let data13 = data.idempotencyKey;
-if(typeof data13 === "string"){
-if(data13.length > 200){
-const err39 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(data15.maxDepth === undefined){
+const err39 = {instancePath:instancePath+"/expansionLimits",schemaPath:"#/properties/expansionLimits/required",keyword:"required",params:{missingProperty: "maxDepth"},message:"must have required property '"+"maxDepth"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8181,8 +9602,9 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data13.length < 1){
-const err40 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data15){
+if(!((key0 === "maxDynamicSteps") || (key0 === "maxDepth"))){
+const err40 = {instancePath:instancePath+"/expansionLimits",schemaPath:"#/properties/expansionLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8192,8 +9614,10 @@ vErrors.push(err40);
 errors++;
 }
 }
-else {
-const err41 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data15.maxDynamicSteps !== undefined){
+let data16 = data15.maxDynamicSteps;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err41 = {instancePath:instancePath+"/expansionLimits/maxDynamicSteps",schemaPath:"#/properties/expansionLimits/properties/maxDynamicSteps/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8202,12 +9626,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-if(data.deadlineAt !== undefined){
-let data14 = data.deadlineAt;
-if(typeof data14 === "string"){
-if(!pattern8.test(data14)){
-const err42 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 100 || isNaN(data16)){
+const err42 = {instancePath:instancePath+"/expansionLimits/maxDynamicSteps",schemaPath:"#/properties/expansionLimits/properties/maxDynamicSteps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8216,9 +9637,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-else {
-const err43 = {instancePath:instancePath+"/deadlineAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16 < 1 || isNaN(data16)){
+const err43 = {instancePath:instancePath+"/expansionLimits/maxDynamicSteps",schemaPath:"#/properties/expansionLimits/properties/maxDynamicSteps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8228,11 +9648,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.cancelRequestedAt !== undefined){
-let data15 = data.cancelRequestedAt;
-if(typeof data15 === "string"){
-if(!pattern8.test(data15)){
-const err44 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+}
+if(data15.maxDepth !== undefined){
+let data17 = data15.maxDepth;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err44 = {instancePath:instancePath+"/expansionLimits/maxDepth",schemaPath:"#/properties/expansionLimits/properties/maxDepth/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8241,9 +9661,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-else {
-const err45 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 10 || isNaN(data17)){
+const err45 = {instancePath:instancePath+"/expansionLimits/maxDepth",schemaPath:"#/properties/expansionLimits/properties/maxDepth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8252,18 +9672,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-if(data.progress !== undefined){
-if(!(validate47(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
-errors = vErrors.length;
-}
-}
-if(data.steps !== undefined){
-let data17 = data.steps;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(Object.keys(data17).length < 1){
-const err46 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(data17 < 1 || isNaN(data17)){
+const err46 = {instancePath:instancePath+"/expansionLimits/maxDepth",schemaPath:"#/properties/expansionLimits/properties/maxDepth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8272,11 +9682,11 @@ vErrors.push(err46);
 }
 errors++;
 }
-for(const key0 in data17){
-const _errs45 = errors;
-if(typeof key0 === "string"){
-if(key0.length > 200){
-const err47 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",propertyName:key0};
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/expansionLimits",schemaPath:"#/properties/expansionLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8285,8 +9695,18 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(!pattern10.test(key0)){
-const err48 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\"",propertyName:key0};
+}
+if(data.progress !== undefined){
+if(!(validate51(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
+errors = vErrors.length;
+}
+}
+if(data.steps !== undefined){
+let data19 = data.steps;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(Object.keys(data19).length < 1){
+const err48 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8295,9 +9715,11 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-else {
-const err49 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key0};
+for(const key1 in data19){
+const _errs47 = errors;
+if(typeof key1 === "string"){
+if(key1.length > 200){
+const err49 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters",propertyName:key1};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8306,9 +9728,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-var valid12 = _errs45 === errors;
-if(!valid12){
-const err50 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(!pattern10.test(key1)){
+const err50 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8318,20 +9739,42 @@ vErrors.push(err50);
 errors++;
 }
 }
-for(const key1 in data17){
-if(!(validate49(data17[key1], {instancePath:instancePath+"/steps/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
-errors = vErrors.length;
-}
-}
-}
 else {
-const err51 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err51 = {instancePath:instancePath+"/steps",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key1};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
+}
+errors++;
+}
+var valid11 = _errs47 === errors;
+if(!valid11){
+const err52 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+for(const key2 in data19){
+if(!(validate53(data19[key2], {instancePath:instancePath+"/steps/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
 }
 errors++;
 }
@@ -8344,7 +9787,2524 @@ errors = vErrors.length;
 }
 }
 else {
-const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err54 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"signal":true,"expansionLimits":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateFlowSchedule = validate85;
+const schema171 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_schedule.schema.json","title":"FlowSchedule","description":"The flow_schedules/{scheduleId} document (flow 7): a flow triggered on a cron schedule in an IANA time zone. Every slot (a time the cron expression names) is decided once: fired (a run whose scope.asOf is the slot time, created with the idempotency key of (scheduleId, slot), so firing a slot twice creates one run), or skipped. Written only by the orchestrator: create-only on POST /schedules, then conditional updates on the stored version (pause, resume, the ticker's cursor). The ticker queries enabled schedules by nextSlotAt. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","scheduleId","ownerId","flowKey","scope","cron","timeZone","enabled","catchUp","overlap","createdAt","updatedAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"scheduleId":{"description":"= the document id, generated at creation (flow-engine generateScheduleId).","$ref":"#/$defs/ScheduleId"},"ownerId":{"description":"Who may see and change the schedule; its runs and signals belong to this owner (another owner's schedule is a 404).","$ref":"common.schema.json#/$defs/OwnerId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"description":"The scope of every run of the schedule, without asOf: a scheduled run's asOf is its slot time.","$ref":"#/$defs/ScheduleScope"},"cron":{"$ref":"#/$defs/CronExpression"},"timeZone":{"$ref":"#/$defs/TimeZone"},"enabled":{"description":"false while paused: a disabled schedule never fires and has no nextSlotAt. Resuming starts with the first slot after the resume (the paused slots are not caught up).","type":"boolean"},"catchUp":{"$ref":"#/$defs/CatchUpPolicy"},"overlap":{"$ref":"#/$defs/OverlapPolicy"},"minSignalStrength":{"description":"Signal filter: a run whose recommendation has signal_strength >= this emits a signal (signals/{signalId} and a message on <prefix>-signals); below it the run is marked filtered. Absent: the schedule emits no signals at all.","type":"number","minimum":0,"maximum":1},"description":{"description":"Free text shown in lists.","type":"string","maxLength":200},"createdAt":{"description":"Creation time; slots at or before it are never due.","$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"nextSlotAt":{"description":"The first slot after the cursor that is not yet due, i.e. when the ticker must look at the schedule next (its query field: enabled and nextSlotAt <= now). Absent while disabled.","$ref":"common.schema.json#/$defs/Timestamp"},"lastSlotAt":{"description":"The cursor: every slot at or before it is decided (fired or skipped), so it is never due again. Absent until the first decision (createdAt is the bound then). Resume sets it to the resume time. It never moves backwards.","$ref":"common.schema.json#/$defs/Timestamp"},"lastRunId":{"description":"The run of the latest fired slot (overlap policy 'skip' looks at its status).","$ref":"common.schema.json#/$defs/RunId"},"lastFire":{"$ref":"#/$defs/ScheduleFire"}},"$defs":{"ScheduleId":{"title":"ScheduleId","description":"flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.","type":"string","pattern":"^sch_[a-z0-9]{20}$"},"ScheduleScope":{"title":"ScheduleScope","description":"A RunScope without asOf (each run's asOf is its slot time).","allOf":[{"$ref":"flow_run.schema.json#/$defs/RunScope"},{"not":{"type":"object","properties":{"asOf":true},"required":["asOf"]}}]},"CronExpression":{"title":"CronExpression","description":"Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.","type":"string","pattern":"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$","maxLength":100},"TimeZone":{"title":"TimeZone","description":"IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$","maxLength":64},"CatchUpPolicy":{"title":"CatchUpPolicy","description":"Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.","type":"string","enum":["skip","latest"]},"OverlapPolicy":{"title":"OverlapPolicy","description":"A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.","type":"string","enum":["skip","allow"]},"ScheduleFire":{"title":"ScheduleFire","description":"The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).","type":"object","required":["slotAt","outcome","at"],"properties":{"slotAt":{"description":"The slot decided (the run's asOf when fired).","$ref":"common.schema.json#/$defs/Timestamp"},"outcome":{"description":"fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).","type":"string","enum":["fired","skipped_overlap","skipped_missed","failed"]},"runId":{"description":"The run of a fired slot, once triggered.","$ref":"common.schema.json#/$defs/RunId"},"at":{"description":"When the decision was taken (the tick's now).","$ref":"common.schema.json#/$defs/Timestamp"},"missedCount":{"description":"Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.","type":"integer","minimum":0},"reason":{"description":"Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).","type":"string","maxLength":200}}}}};
+const schema172 = {"title":"ScheduleId","description":"flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.","type":"string","pattern":"^sch_[a-z0-9]{20}$"};
+const schema181 = {"title":"CronExpression","description":"Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.","type":"string","pattern":"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$","maxLength":100};
+const schema182 = {"title":"TimeZone","description":"IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$","maxLength":64};
+const schema183 = {"title":"CatchUpPolicy","description":"Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.","type":"string","enum":["skip","latest"]};
+const schema184 = {"title":"OverlapPolicy","description":"A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.","type":"string","enum":["skip","allow"]};
+const pattern95 = new RegExp("^sch_[a-z0-9]{20}$", "u");
+const pattern101 = new RegExp("^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$", "u");
+const pattern102 = new RegExp("^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$", "u");
+const schema175 = {"title":"ScheduleScope","description":"A RunScope without asOf (each run's asOf is its slot time).","allOf":[{"$ref":"flow_run.schema.json#/$defs/RunScope"},{"not":{"type":"object","properties":{"asOf":true},"required":["asOf"]}}]};
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err1 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data1 = data.asOf;
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+const err3 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.accountId !== undefined){
+let data2 = data.accountId;
+if(typeof data2 === "string"){
+if(!pattern4.test(data2)){
+const err5 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.timeframes !== undefined){
+let data3 = data.timeframes;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err7 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+if(typeof data4 !== "string"){
+const err8 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
+const err9 = {instancePath:instancePath+"/timeframes/" + i0,schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+let i1 = data3.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data3[i1], data3[j0])){
+const err10 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/timeframes",schemaPath:"#/properties/timeframes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+errors = vErrors.length;
+}
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.asOf === undefined) && (missing0 = "asOf")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+const err2 = {instancePath,schemaPath:"#/allOf/1/not",keyword:"not",params:{},message:"must NOT be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+validate86.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema190 = {"title":"ScheduleFire","description":"The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).","type":"object","required":["slotAt","outcome","at"],"properties":{"slotAt":{"description":"The slot decided (the run's asOf when fired).","$ref":"common.schema.json#/$defs/Timestamp"},"outcome":{"description":"fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).","type":"string","enum":["fired","skipped_overlap","skipped_missed","failed"]},"runId":{"description":"The run of a fired slot, once triggered.","$ref":"common.schema.json#/$defs/RunId"},"at":{"description":"When the decision was taken (the tick's now).","$ref":"common.schema.json#/$defs/Timestamp"},"missedCount":{"description":"Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.","type":"integer","minimum":0},"reason":{"description":"Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).","type":"string","maxLength":200}}};
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate90.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.slotAt === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "slotAt"},message:"must have required property '"+"slotAt"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.outcome === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "outcome"},message:"must have required property '"+"outcome"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.at === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "at"},message:"must have required property '"+"at"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.slotAt !== undefined){
+let data0 = data.slotAt;
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+const err3 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.outcome !== undefined){
+let data1 = data.outcome;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!((((data1 === "fired") || (data1 === "skipped_overlap")) || (data1 === "skipped_missed")) || (data1 === "failed"))){
+const err6 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema190.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.runId !== undefined){
+let data2 = data.runId;
+if(typeof data2 === "string"){
+if(data2.length > 120){
+const err7 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern9.test(data2)){
+const err8 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.at !== undefined){
+let data3 = data.at;
+if(typeof data3 === "string"){
+if(!pattern8.test(data3)){
+const err10 = {instancePath:instancePath+"/at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.missedCount !== undefined){
+let data4 = data.missedCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err12 = {instancePath:instancePath+"/missedCount",schemaPath:"#/properties/missedCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/missedCount",schemaPath:"#/properties/missedCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.reason !== undefined){
+let data5 = data.reason;
+if(typeof data5 === "string"){
+if(data5.length > 200){
+const err14 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate90.errors = vErrors;
+return errors === 0;
+}
+validate90.evaluated = {"props":{"slotAt":true,"outcome":true,"runId":true,"at":true,"missedCount":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/flow_schedule.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.scheduleId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scheduleId"},message:"must have required property '"+"scheduleId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.flowKey === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flowKey"},message:"must have required property '"+"flowKey"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.scope === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.cron === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cron"},message:"must have required property '"+"cron"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.timeZone === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timeZone"},message:"must have required property '"+"timeZone"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.enabled === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.catchUp === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "catchUp"},message:"must have required property '"+"catchUp"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.overlap === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "overlap"},message:"must have required property '"+"overlap"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.updatedAt === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err12 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err13 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.scheduleId !== undefined){
+let data1 = data.scheduleId;
+if(typeof data1 === "string"){
+if(!pattern95.test(data1)){
+const err14 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/$defs/ScheduleId/pattern",keyword:"pattern",params:{pattern: "^sch_[a-z0-9]{20}$"},message:"must match pattern \""+"^sch_[a-z0-9]{20}$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/$defs/ScheduleId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(!pattern24.test(data2)){
+const err16 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.flowKey !== undefined){
+let data3 = data.flowKey;
+if(typeof data3 === "string"){
+if(data3.length > 100){
+const err18 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!pattern36.test(data3)){
+const err19 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.scope !== undefined){
+if(!(validate86(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+errors = vErrors.length;
+}
+}
+if(data.cron !== undefined){
+let data5 = data.cron;
+if(typeof data5 === "string"){
+if(data5.length > 100){
+const err21 = {instancePath:instancePath+"/cron",schemaPath:"#/$defs/CronExpression/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!pattern101.test(data5)){
+const err22 = {instancePath:instancePath+"/cron",schemaPath:"#/$defs/CronExpression/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$"},message:"must match pattern \""+"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/cron",schemaPath:"#/$defs/CronExpression/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.timeZone !== undefined){
+let data6 = data.timeZone;
+if(typeof data6 === "string"){
+if(data6.length > 64){
+const err24 = {instancePath:instancePath+"/timeZone",schemaPath:"#/$defs/TimeZone/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(!pattern102.test(data6)){
+const err25 = {instancePath:instancePath+"/timeZone",schemaPath:"#/$defs/TimeZone/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/timeZone",schemaPath:"#/$defs/TimeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err27 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.catchUp !== undefined){
+let data8 = data.catchUp;
+if(typeof data8 !== "string"){
+const err28 = {instancePath:instancePath+"/catchUp",schemaPath:"#/$defs/CatchUpPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(!((data8 === "skip") || (data8 === "latest"))){
+const err29 = {instancePath:instancePath+"/catchUp",schemaPath:"#/$defs/CatchUpPolicy/enum",keyword:"enum",params:{allowedValues: schema183.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.overlap !== undefined){
+let data9 = data.overlap;
+if(typeof data9 !== "string"){
+const err30 = {instancePath:instancePath+"/overlap",schemaPath:"#/$defs/OverlapPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(!((data9 === "skip") || (data9 === "allow"))){
+const err31 = {instancePath:instancePath+"/overlap",schemaPath:"#/$defs/OverlapPolicy/enum",keyword:"enum",params:{allowedValues: schema184.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.minSignalStrength !== undefined){
+let data10 = data.minSignalStrength;
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 1 || isNaN(data10)){
+const err32 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data10 < 0 || isNaN(data10)){
+const err33 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data11 = data.description;
+if(typeof data11 === "string"){
+if(data11.length > 200){
+const err35 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data12 = data.createdAt;
+if(typeof data12 === "string"){
+if(!pattern8.test(data12)){
+const err37 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.updatedAt !== undefined){
+let data13 = data.updatedAt;
+if(typeof data13 === "string"){
+if(!pattern8.test(data13)){
+const err39 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.nextSlotAt !== undefined){
+let data14 = data.nextSlotAt;
+if(typeof data14 === "string"){
+if(!pattern8.test(data14)){
+const err41 = {instancePath:instancePath+"/nextSlotAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/nextSlotAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.lastSlotAt !== undefined){
+let data15 = data.lastSlotAt;
+if(typeof data15 === "string"){
+if(!pattern8.test(data15)){
+const err43 = {instancePath:instancePath+"/lastSlotAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/lastSlotAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.lastRunId !== undefined){
+let data16 = data.lastRunId;
+if(typeof data16 === "string"){
+if(data16.length > 120){
+const err45 = {instancePath:instancePath+"/lastRunId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(!pattern9.test(data16)){
+const err46 = {instancePath:instancePath+"/lastRunId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/lastRunId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.lastFire !== undefined){
+if(!(validate90(data.lastFire, {instancePath:instancePath+"/lastFire",parentData:data,parentDataProperty:"lastFire",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":{"schemaVersion":true,"scheduleId":true,"ownerId":true,"flowKey":true,"scope":true,"cron":true,"timeZone":true,"enabled":true,"catchUp":true,"overlap":true,"minSignalStrength":true,"description":true,"createdAt":true,"updatedAt":true,"nextSlotAt":true,"lastSlotAt":true,"lastRunId":true,"lastFire":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateFlowScheduleRequest = validate92;
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_schedule_request.schema.json","title":"FlowScheduleRequest","description":"Body of POST /schedules: a flow to trigger on a cron schedule. An invalid cron expression, one that never fires or an unknown time zone is a 4xx (flow-engine parseSchedule). Defaults: timeZone UTC, enabled true, catchUp skip, overlap skip, no minSignalStrength (no signals).","type":"object","required":["flowKey","scope","cron"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleScope"},"cron":{"description":"Standard 5-field cron (minute hour day-of-month month day-of-week), read in timeZone. Spaces or tabs between fields; stored with single spaces.","type":"string","pattern":"^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$","maxLength":100},"timeZone":{"description":"IANA time zone name (default UTC); stored as the runtime resolves it (utc → UTC, US/Eastern → America/New_York).","type":"string","minLength":1,"maxLength":64,"default":"UTC"},"enabled":{"description":"false creates the schedule paused (default true).","type":"boolean","default":true},"catchUp":{"$ref":"flow_schedule.schema.json#/$defs/CatchUpPolicy","default":"skip"},"overlap":{"$ref":"flow_schedule.schema.json#/$defs/OverlapPolicy","default":"skip"},"minSignalStrength":{"description":"Emit a signal when a run's recommendation has signal_strength >= this; absent: no signals.","type":"number","minimum":0,"maximum":1},"description":{"type":"string","maxLength":200}},"additionalProperties":false};
+const pattern112 = new RegExp("^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$", "u");
+
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate93.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+errors = vErrors.length;
+}
+const _errs2 = errors;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.asOf === undefined) && (missing0 = "asOf")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+var valid1 = _errs3 === errors;
+if(valid1){
+const err2 = {instancePath,schemaPath:"#/allOf/1/not",keyword:"not",params:{},message:"must NOT be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate93.errors = vErrors;
+return errors === 0;
+}
+validate93.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/flow_schedule_request.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate92.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.flowKey === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flowKey"},message:"must have required property '"+"flowKey"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.scope === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.cron === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cron"},message:"must have required property '"+"cron"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema194.properties, key0))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.flowKey !== undefined){
+let data0 = data.flowKey;
+if(typeof data0 === "string"){
+if(data0.length > 100){
+const err4 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern36.test(data0)){
+const err5 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.scope !== undefined){
+if(!(validate93(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+}
+if(data.cron !== undefined){
+let data2 = data.cron;
+if(typeof data2 === "string"){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/cron",schemaPath:"#/properties/cron/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern112.test(data2)){
+const err8 = {instancePath:instancePath+"/cron",schemaPath:"#/properties/cron/pattern",keyword:"pattern",params:{pattern: "^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$"},message:"must match pattern \""+"^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/cron",schemaPath:"#/properties/cron/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.timeZone !== undefined){
+let data3 = data.timeZone;
+if(typeof data3 === "string"){
+if(data3.length > 64){
+const err10 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data3.length < 1){
+const err11 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/timeZone",schemaPath:"#/properties/timeZone/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err13 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.catchUp !== undefined){
+let data5 = data.catchUp;
+if(typeof data5 !== "string"){
+const err14 = {instancePath:instancePath+"/catchUp",schemaPath:"flow_schedule.schema.json#/$defs/CatchUpPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!((data5 === "skip") || (data5 === "latest"))){
+const err15 = {instancePath:instancePath+"/catchUp",schemaPath:"flow_schedule.schema.json#/$defs/CatchUpPolicy/enum",keyword:"enum",params:{allowedValues: schema183.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.overlap !== undefined){
+let data6 = data.overlap;
+if(typeof data6 !== "string"){
+const err16 = {instancePath:instancePath+"/overlap",schemaPath:"flow_schedule.schema.json#/$defs/OverlapPolicy/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!((data6 === "skip") || (data6 === "allow"))){
+const err17 = {instancePath:instancePath+"/overlap",schemaPath:"flow_schedule.schema.json#/$defs/OverlapPolicy/enum",keyword:"enum",params:{allowedValues: schema184.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.minSignalStrength !== undefined){
+let data7 = data.minSignalStrength;
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 1 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data7 < 0 || isNaN(data7)){
+const err19 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data8 = data.description;
+if(typeof data8 === "string"){
+if(data8.length > 200){
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate92.errors = vErrors;
+return errors === 0;
+}
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateIndicatorValues = validate96;
+const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/indicator_values.schema.json","title":"IndicatorValues","description":"The INDICATORS_ON_DEMAND artifact (flow 5): the indicators an LLM step asked for, computed on the run's OHLCV export of one timeframe. Written once (create-only) by the worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; a follow-up LLM step quotes it as context, so it is small: per indicator the value(s) at the last complete candle and a short tail, never whole series (8 indicators with a 30-point tail stay under ~25 KB). Only complete candles that ended at or before asOf are used (a still-forming candle of the export is left out). Deterministic: compact JSON, values rounded to 8 significant digits, no wall-clock time.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","ohlcvStepId","ohlcvGcsUri","window","tailLength","indicators"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The OHLCV export's symbol (the run's scope.symbol).","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles the indicators are computed on (the step's).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at: the OHLCV export's asOf (the run's scope.asOf). No value uses data after it.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact was read.","$ref":"common.schema.json#/$defs/StepId"},"ohlcvGcsUri":{"description":"The OHLCV artifact the indicators were computed on (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"window":{"$ref":"#/$defs/IndicatorWindow"},"tailLength":{"description":"The most points a tail holds (the worker's setting, default 30).","type":"integer","minimum":1,"maximum":50},"indicators":{"description":"One result per requested indicator, in request order.","type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorResult"}}},"additionalProperties":false,"$defs":{"IndicatorWindow":{"title":"IndicatorWindow","description":"The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.","type":"object","required":["from","lastOpenTime","to","candles"],"properties":{"from":{"description":"openTime of the first candle used.","$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"description":"openTime of the last complete candle at or before asOf: the candle every `latest` value belongs to.","$ref":"common.schema.json#/$defs/Timestamp"},"to":{"description":"When that last candle ended (its bucket's end, <= asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"candles":{"description":"How many candles were used.","type":"integer","minimum":1}},"additionalProperties":false},"IndicatorResult":{"title":"IndicatorResult","description":"One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.","type":"object","required":["name","params","label","method","fields","requiredCandles","status","latest","tail"],"properties":{"name":{"$ref":"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName"},"params":{"description":"The parameters it was computed with (the step's inputs, every catalogue parameter present).","type":"object","maxProperties":8,"additionalProperties":{"type":"number"}},"label":{"description":"Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.","type":"string","minLength":1,"maxLength":60},"method":{"description":"How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.","type":"string","minLength":1,"maxLength":300},"fields":{"description":"The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).","type":"array","minItems":1,"maxItems":3,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-zA-Z]{0,19}$"}},"requiredCandles":{"description":"Candles the indicator needs before every field of a point has a value (its warm-up).","type":"integer","minimum":1},"status":{"description":"ok: computed; insufficient_data: the window is shorter than requiredCandles.","type":"string","enum":["ok","insufficient_data"]},"latest":{"description":"The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.","anyOf":[{"$ref":"#/$defs/IndicatorPoint"},{"type":"null"}]},"tail":{"description":"The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/IndicatorPoint"}},"reason":{"description":"insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false,"allOf":[{"if":{"properties":{"status":{"const":"ok"}},"required":["status"]},"then":{"properties":{"latest":{"type":"object"},"tail":{"type":"array","minItems":1}},"not":{"required":["reason"],"properties":{"reason":true}}}},{"if":{"properties":{"status":{"const":"insufficient_data"}},"required":["status"]},"then":{"required":["reason"],"properties":{"reason":true,"latest":{"type":"null"},"tail":{"type":"array","maxItems":0}}}}]},"IndicatorPoint":{"title":"IndicatorPoint","description":"The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).","type":"object","required":["openTime","values"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"values":{"type":"object","minProperties":1,"maxProperties":3,"additionalProperties":{"type":"number"}}},"additionalProperties":false}}};
+const schema207 = {"title":"IndicatorWindow","description":"The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.","type":"object","required":["from","lastOpenTime","to","candles"],"properties":{"from":{"description":"openTime of the first candle used.","$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"description":"openTime of the last complete candle at or before asOf: the candle every `latest` value belongs to.","$ref":"common.schema.json#/$defs/Timestamp"},"to":{"description":"When that last candle ended (its bucket's end, <= asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"candles":{"description":"How many candles were used.","type":"integer","minimum":1}},"additionalProperties":false};
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate97.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.from === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.lastOpenTime === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lastOpenTime"},message:"must have required property '"+"lastOpenTime"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.to === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.candles === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "candles"},message:"must have required property '"+"candles"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "from") || (key0 === "lastOpenTime")) || (key0 === "to")) || (key0 === "candles"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data0 = data.from;
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+const err5 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.lastOpenTime !== undefined){
+let data1 = data.lastOpenTime;
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+const err7 = {instancePath:instancePath+"/lastOpenTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/lastOpenTime",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.to !== undefined){
+let data2 = data.to;
+if(typeof data2 === "string"){
+if(!pattern8.test(data2)){
+const err9 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.candles !== undefined){
+let data3 = data.candles;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err11 = {instancePath:instancePath+"/candles",schemaPath:"#/properties/candles/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/candles",schemaPath:"#/properties/candles/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema211 = {"title":"IndicatorResult","description":"One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.","type":"object","required":["name","params","label","method","fields","requiredCandles","status","latest","tail"],"properties":{"name":{"$ref":"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName"},"params":{"description":"The parameters it was computed with (the step's inputs, every catalogue parameter present).","type":"object","maxProperties":8,"additionalProperties":{"type":"number"}},"label":{"description":"Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.","type":"string","minLength":1,"maxLength":60},"method":{"description":"How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.","type":"string","minLength":1,"maxLength":300},"fields":{"description":"The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).","type":"array","minItems":1,"maxItems":3,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-zA-Z]{0,19}$"}},"requiredCandles":{"description":"Candles the indicator needs before every field of a point has a value (its warm-up).","type":"integer","minimum":1},"status":{"description":"ok: computed; insufficient_data: the window is shorter than requiredCandles.","type":"string","enum":["ok","insufficient_data"]},"latest":{"description":"The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.","anyOf":[{"$ref":"#/$defs/IndicatorPoint"},{"type":"null"}]},"tail":{"description":"The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/IndicatorPoint"}},"reason":{"description":"insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false,"allOf":[{"if":{"properties":{"status":{"const":"ok"}},"required":["status"]},"then":{"properties":{"latest":{"type":"object"},"tail":{"type":"array","minItems":1}},"not":{"required":["reason"],"properties":{"reason":true}}}},{"if":{"properties":{"status":{"const":"insufficient_data"}},"required":["status"]},"then":{"required":["reason"],"properties":{"reason":true,"latest":{"type":"null"},"tail":{"type":"array","maxItems":0}}}}]};
+const pattern122 = new RegExp("^[a-z][a-zA-Z]{0,19}$", "u");
+const schema213 = {"title":"IndicatorPoint","description":"The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).","type":"object","required":["openTime","values"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"values":{"type":"object","minProperties":1,"maxProperties":3,"additionalProperties":{"type":"number"}}},"additionalProperties":false};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate100.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.openTime === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "openTime"},message:"must have required property '"+"openTime"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.values === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "values"},message:"must have required property '"+"values"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "openTime") || (key0 === "values"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.openTime !== undefined){
+let data0 = data.openTime;
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+const err3 = {instancePath:instancePath+"/openTime",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/openTime",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.values !== undefined){
+let data1 = data.values;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(Object.keys(data1).length > 3){
+const err5 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/maxProperties",keyword:"maxProperties",params:{limit: 3},message:"must NOT have more than 3 properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(Object.keys(data1).length < 1){
+const err6 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key1 in data1){
+let data2 = data1[key1];
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+const err7 = {instancePath:instancePath+"/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/values/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/values",schemaPath:"#/properties/values/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs2 = errors;
+let valid1 = true;
+const _errs3 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.status === undefined) && (missing0 = "status")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.status !== undefined){
+if("ok" !== data.status){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs3 === errors;
+errors = _errs2;
+if(vErrors !== null){
+if(_errs2){
+vErrors.length = _errs2;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs5 = errors;
+const _errs6 = errors;
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.reason === undefined) && (missing1 = "reason")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var valid3 = _errs7 === errors;
+if(valid3){
+const err3 = {instancePath,schemaPath:"#/allOf/0/then/not",keyword:"not",params:{},message:"must NOT be valid"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.latest !== undefined){
+let data1 = data.latest;
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+const err4 = {instancePath:instancePath+"/latest",schemaPath:"#/allOf/0/then/properties/latest/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.tail !== undefined){
+let data2 = data.tail;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err5 = {instancePath:instancePath+"/tail",schemaPath:"#/allOf/0/then/properties/tail/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/tail",schemaPath:"#/allOf/0/then/properties/tail/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+var _valid0 = _errs5 === errors;
+valid1 = _valid0;
+if(valid1){
+var props0 = {};
+props0.latest = true;
+props0.tail = true;
+props0.status = true;
+}
+}
+if(!valid1){
+const err7 = {instancePath,schemaPath:"#/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const _errs13 = errors;
+let valid5 = true;
+const _errs14 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.status === undefined) && (missing2 = "status")){
+const err8 = {};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+else {
+if(data.status !== undefined){
+if("insufficient_data" !== data.status){
+const err9 = {};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+var _valid1 = _errs14 === errors;
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs16 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.reason === undefined){
+const err10 = {instancePath,schemaPath:"#/allOf/1/then/required",keyword:"required",params:{missingProperty: "reason"},message:"must have required property '"+"reason"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.latest !== undefined){
+if(data.latest !== null){
+const err11 = {instancePath:instancePath+"/latest",schemaPath:"#/allOf/1/then/properties/latest/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.tail !== undefined){
+let data5 = data.tail;
+if(Array.isArray(data5)){
+if(data5.length > 0){
+const err12 = {instancePath:instancePath+"/tail",schemaPath:"#/allOf/1/then/properties/tail/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/tail",schemaPath:"#/allOf/1/then/properties/tail/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+var _valid1 = _errs16 === errors;
+valid5 = _valid1;
+if(valid5){
+var props1 = {};
+props1.reason = true;
+props1.latest = true;
+props1.tail = true;
+props1.status = true;
+}
+}
+if(!valid5){
+const err14 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(props0 !== true && props1 !== undefined){
+if(props1 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props1);
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data.params === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data.label === undefined){
+const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data.method === undefined){
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"},message:"must have required property '"+"method"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data.fields === undefined){
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "fields"},message:"must have required property '"+"fields"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data.requiredCandles === undefined){
+const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "requiredCandles"},message:"must have required property '"+"requiredCandles"+"'"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data.status === undefined){
+const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data.latest === undefined){
+const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "latest"},message:"must have required property '"+"latest"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data.tail === undefined){
+const err23 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tail"},message:"must have required property '"+"tail"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema211.properties, key0))){
+const err24 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data6 = data.name;
+if(typeof data6 !== "string"){
+const err25 = {instancePath:instancePath+"/name",schemaPath:"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!((((((((((data6 === "RSI") || (data6 === "MACD")) || (data6 === "ATR")) || (data6 === "BOLLINGER")) || (data6 === "EMA")) || (data6 === "SMA")) || (data6 === "STOCHASTIC")) || (data6 === "ADX")) || (data6 === "OBV")) || (data6 === "VWAP"))){
+const err26 = {instancePath:instancePath+"/name",schemaPath:"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName/enum",keyword:"enum",params:{allowedValues: schema134.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+let data7 = data.params;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(Object.keys(data7).length > 8){
+const err27 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/maxProperties",keyword:"maxProperties",params:{limit: 8},message:"must NOT have more than 8 properties"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+for(const key1 in data7){
+let data8 = data7[key1];
+if(!((typeof data8 == "number") && (isFinite(data8)))){
+const err28 = {instancePath:instancePath+"/params/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/params/additionalProperties/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.label !== undefined){
+let data9 = data.label;
+if(typeof data9 === "string"){
+if(data9.length > 60){
+const err30 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 60},message:"must NOT have more than 60 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data9.length < 1){
+const err31 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.method !== undefined){
+let data10 = data.method;
+if(typeof data10 === "string"){
+if(data10.length > 300){
+const err33 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(data10.length < 1){
+const err34 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.fields !== undefined){
+let data11 = data.fields;
+if(Array.isArray(data11)){
+if(data11.length > 3){
+const err36 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data11.length < 1){
+const err37 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(typeof data12 === "string"){
+if(!pattern122.test(data12)){
+const err38 = {instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-zA-Z]{0,19}$"},message:"must match pattern \""+"^[a-z][a-zA-Z]{0,19}$"+"\""};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+let i1 = data11.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data11[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err40 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/fields",schemaPath:"#/properties/fields/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.requiredCandles !== undefined){
+let data13 = data.requiredCandles;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err42 = {instancePath:instancePath+"/requiredCandles",schemaPath:"#/properties/requiredCandles/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 1 || isNaN(data13)){
+const err43 = {instancePath:instancePath+"/requiredCandles",schemaPath:"#/properties/requiredCandles/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.status !== undefined){
+let data14 = data.status;
+if(typeof data14 !== "string"){
+const err44 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(!((data14 === "ok") || (data14 === "insufficient_data"))){
+const err45 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema211.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.latest !== undefined){
+let data15 = data.latest;
+const _errs43 = errors;
+let valid14 = false;
+const _errs44 = errors;
+if(!(validate100(data15, {instancePath:instancePath+"/latest",parentData:data,parentDataProperty:"latest",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+var _valid2 = _errs44 === errors;
+valid14 = valid14 || _valid2;
+const _errs45 = errors;
+if(data15 !== null){
+const err46 = {instancePath:instancePath+"/latest",schemaPath:"#/properties/latest/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var _valid2 = _errs45 === errors;
+valid14 = valid14 || _valid2;
+if(!valid14){
+const err47 = {instancePath:instancePath+"/latest",schemaPath:"#/properties/latest/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+else {
+errors = _errs43;
+if(vErrors !== null){
+if(_errs43){
+vErrors.length = _errs43;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tail !== undefined){
+let data16 = data.tail;
+if(Array.isArray(data16)){
+if(data16.length > 50){
+const err48 = {instancePath:instancePath+"/tail",schemaPath:"#/properties/tail/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+const len1 = data16.length;
+for(let i2=0; i2<len1; i2++){
+if(!(validate100(data16[i2], {instancePath:instancePath+"/tail/" + i2,parentData:data16,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/tail",schemaPath:"#/properties/tail/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data.reason !== undefined){
+let data18 = data.reason;
+if(typeof data18 === "string"){
+if(data18.length > 200){
+const err50 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if(data18.length < 1){
+const err51 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8353,23 +12313,499 @@ vErrors.push(err52);
 }
 errors++;
 }
-validate44.errors = vErrors;
+}
+}
+else {
+const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmProfile = validate73;
-const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
-const schema159 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
-const pattern87 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
-const pattern88 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
-const schema157 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const pattern89 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/indicator_values.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate96.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.stepId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.timeframe === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timeframe"},message:"must have required property '"+"timeframe"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.ohlcvStepId === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvStepId"},message:"must have required property '"+"ohlcvStepId"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.ohlcvGcsUri === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ohlcvGcsUri"},message:"must have required property '"+"ohlcvGcsUri"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.window === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "window"},message:"must have required property '"+"window"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.tailLength === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tailLength"},message:"must have required property '"+"tailLength"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.indicators === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "indicators"},message:"must have required property '"+"indicators"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema199.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err12 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err13 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.runId !== undefined){
+let data1 = data.runId;
+if(typeof data1 === "string"){
+if(data1.length > 120){
+const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!pattern9.test(data1)){
+const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.stepId !== undefined){
+let data2 = data.stepId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!pattern10.test(data2)){
+const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data3 = data.symbol;
+if(typeof data3 === "string"){
+if(!pattern7.test(data3)){
+const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data4 = data.timeframe;
+if(typeof data4 !== "string"){
+const err22 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!(((((data4 === "1h") || (data4 === "4h")) || (data4 === "1d")) || (data4 === "1w")) || (data4 === "1M"))){
+const err23 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data5 = data.asOf;
+if(typeof data5 === "string"){
+if(!pattern8.test(data5)){
+const err24 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.ohlcvStepId !== undefined){
+let data6 = data.ohlcvStepId;
+if(typeof data6 === "string"){
+if(data6.length > 200){
+const err26 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern10.test(data6)){
+const err27 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/ohlcvStepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.ohlcvGcsUri !== undefined){
+let data7 = data.ohlcvGcsUri;
+if(typeof data7 === "string"){
+if(!pattern35.test(data7)){
+const err29 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.window !== undefined){
+if(!(validate97(data.window, {instancePath:instancePath+"/window",parentData:data,parentDataProperty:"window",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+}
+if(data.tailLength !== undefined){
+let data9 = data.tailLength;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err31 = {instancePath:instancePath+"/tailLength",schemaPath:"#/properties/tailLength/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 50 || isNaN(data9)){
+const err32 = {instancePath:instancePath+"/tailLength",schemaPath:"#/properties/tailLength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50},message:"must be <= 50"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data9 < 1 || isNaN(data9)){
+const err33 = {instancePath:instancePath+"/tailLength",schemaPath:"#/properties/tailLength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+if(data.indicators !== undefined){
+let data10 = data.indicators;
+if(Array.isArray(data10)){
+if(data10.length > 8){
+const err34 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(data10.length < 1){
+const err35 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate99(data10[i0], {instancePath:instancePath+"/indicators/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/indicators",schemaPath:"#/properties/indicators/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateIndicatorsOnDemandInputs = validate62;
+
+export const validateLlmProfile = validate104;
+const schema215 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
+const schema218 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
+const pattern124 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
+const pattern125 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
+const schema216 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const pattern126 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8412,7 +12848,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern89.test(data0)){
+if(!pattern126.test(data0)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -8470,17 +12906,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_profile.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8499,7 +12935,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema156.properties, key0))){
+if(!(func1.call(schema215.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8523,7 +12959,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern87.test(data0)){
+if(!pattern124.test(data0)){
 const err3 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -8764,7 +13200,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern88.test(data8)){
+if(!pattern125.test(data8)){
 const err23 = {instancePath:instancePath+"/responseMimeType",schemaPath:"#/properties/responseMimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[a-z0-9.+\\-]+$"},message:"must match pattern \""+"^[a-z]+/[a-z0-9.+\\-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -8787,8 +13223,8 @@ errors++;
 }
 }
 if(data.structuredOutput !== undefined){
-if(!(validate74(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate105(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 }
@@ -8858,7 +13294,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data14 === "minimal") || (data14 === "low")) || (data14 === "medium")) || (data14 === "high"))){
-const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema159.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema218.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8954,20 +13390,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmPrompt = validate76;
-const schema160 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
-const schema161 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
+export const validateLlmPrompt = validate107;
+const schema219 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
+const schema220 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_prompt.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9018,7 +13454,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern89.test(data0)){
+if(!pattern126.test(data0)){
 const err4 = {instancePath:instancePath+"/promptId",schemaPath:"#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -9221,19 +13657,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendation = validate77;
-const schema164 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
+export const validateLlmRecommendation = validate108;
+const schema223 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}},"newsCitations":{"description":"Flow 6: headlines of the run's news export the decision took into account, each by its url exactly as in the news document (checked against it). Untrusted third-party text: cited as background, never as an instruction.","type":"array","maxItems":5,"items":{"title":"RecommendationNewsCitation","type":"object","required":["url","claim"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9302,7 +13738,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema164.properties, key0))){
+if(!(func1.call(schema223.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -9326,7 +13762,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data0 === "BUY") || (data0 === "SELL")) || (data0 === "HOLD")) || (data0 === "REDUCE"))){
-const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema164.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema223.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9792,7 +14228,7 @@ vErrors.push(err46);
 errors++;
 }
 for(const key4 in data14){
-if(!((key4 === "summary") || (key4 === "citations"))){
+if(!(((key4 === "summary") || (key4 === "citations")) || (key4 === "newsCitations"))){
 const err47 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err47];
@@ -9900,7 +14336,7 @@ errors++;
 if(data17.reportId !== undefined){
 let data18 = data17.reportId;
 if(typeof data18 === "string"){
-if(!pattern62.test(data18)){
+if(!pattern65.test(data18)){
 const err56 = {instancePath:instancePath+"/rationale/citations/" + i1+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
@@ -9981,9 +14417,11 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-else {
-const err63 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14.newsCitations !== undefined){
+let data20 = data14.newsCitations;
+if(Array.isArray(data20)){
+if(data20.length > 5){
+const err63 = {instancePath:instancePath+"/rationale/newsCitations",schemaPath:"#/properties/rationale/properties/newsCitations/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -9992,12 +14430,12 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data.risks !== undefined){
-let data20 = data.risks;
-if(Array.isArray(data20)){
-if(data20.length > 8){
-const err64 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+const len2 = data20.length;
+for(let i2=0; i2<len2; i2++){
+let data21 = data20[i2];
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.url === undefined){
+const err64 = {instancePath:instancePath+"/rationale/newsCitations/" + i2,schemaPath:"#/properties/rationale/properties/newsCitations/items/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -10006,8 +14444,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data20.length < 1){
-const err65 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data21.claim === undefined){
+const err65 = {instancePath:instancePath+"/rationale/newsCitations/" + i2,schemaPath:"#/properties/rationale/properties/newsCitations/items/required",keyword:"required",params:{missingProperty: "claim"},message:"must have required property '"+"claim"+"'"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -10016,12 +14454,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-const len2 = data20.length;
-for(let i2=0; i2<len2; i2++){
-let data21 = data20[i2];
-if(typeof data21 === "string"){
-if(data21.length > 500){
-const err66 = {instancePath:instancePath+"/risks/" + i2,schemaPath:"#/properties/risks/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+for(const key6 in data21){
+if(!((key6 === "url") || (key6 === "claim"))){
+const err66 = {instancePath:instancePath+"/rationale/newsCitations/" + i2,schemaPath:"#/properties/rationale/properties/newsCitations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -10030,8 +14465,12 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data21.length < 1){
-const err67 = {instancePath:instancePath+"/risks/" + i2,schemaPath:"#/properties/risks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data21.url !== undefined){
+let data22 = data21.url;
+if(typeof data22 === "string"){
+if(data22.length > 2048){
+const err67 = {instancePath:instancePath+"/rationale/newsCitations/" + i2+"/url",schemaPath:"#/properties/rationale/properties/newsCitations/items/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -10040,9 +14479,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-else {
-const err68 = {instancePath:instancePath+"/risks/" + i2,schemaPath:"#/properties/risks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.length < 1){
+const err68 = {instancePath:instancePath+"/rationale/newsCitations/" + i2+"/url",schemaPath:"#/properties/rationale/properties/newsCitations/items/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -10052,9 +14490,8 @@ vErrors.push(err68);
 errors++;
 }
 }
-}
 else {
-const err69 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err69 = {instancePath:instancePath+"/rationale/newsCitations/" + i2+"/url",schemaPath:"#/properties/rationale/properties/newsCitations/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -10064,9 +14501,11 @@ vErrors.push(err69);
 errors++;
 }
 }
-}
-else {
-const err70 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data21.claim !== undefined){
+let data23 = data21.claim;
+if(typeof data23 === "string"){
+if(data23.length > 500){
+const err70 = {instancePath:instancePath+"/rationale/newsCitations/" + i2+"/claim",schemaPath:"#/properties/rationale/properties/newsCitations/items/properties/claim/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -10075,24 +14514,164 @@ vErrors.push(err70);
 }
 errors++;
 }
-validate77.errors = vErrors;
+if(data23.length < 1){
+const err71 = {instancePath:instancePath+"/rationale/newsCitations/" + i2+"/claim",schemaPath:"#/properties/rationale/properties/newsCitations/items/properties/claim/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/rationale/newsCitations/" + i2+"/claim",schemaPath:"#/properties/rationale/properties/newsCitations/items/properties/claim/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/rationale/newsCitations/" + i2,schemaPath:"#/properties/rationale/properties/newsCitations/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/rationale/newsCitations",schemaPath:"#/properties/rationale/properties/newsCitations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/rationale",schemaPath:"#/properties/rationale/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data.risks !== undefined){
+let data24 = data.risks;
+if(Array.isArray(data24)){
+if(data24.length > 8){
+const err76 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/maxItems",keyword:"maxItems",params:{limit: 8},message:"must NOT have more than 8 items"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+if(data24.length < 1){
+const err77 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+const len3 = data24.length;
+for(let i3=0; i3<len3; i3++){
+let data25 = data24[i3];
+if(typeof data25 === "string"){
+if(data25.length > 500){
+const err78 = {instancePath:instancePath+"/risks/" + i3,schemaPath:"#/properties/risks/items/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+if(data25.length < 1){
+const err79 = {instancePath:instancePath+"/risks/" + i3,schemaPath:"#/properties/risks/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+else {
+const err80 = {instancePath:instancePath+"/risks/" + i3,schemaPath:"#/properties/risks/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/risks",schemaPath:"#/properties/risks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+}
+else {
+const err82 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationFile = validate78;
-const schema166 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema167 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema172 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
-const pattern101 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
-const schema208 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const schema209 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
-const pattern126 = new RegExp("^[A-Z][A-Z_]*$", "u");
+export const validateLlmRecommendationFile = validate109;
+const schema225 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"newsGcsUri":{"description":"Flow 6: the news export given to the model as untrusted text.","$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema226 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"newsGcsUri":{"description":"Flow 6: the news export given to the model as untrusted text.","$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema231 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+const pattern138 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+const schema268 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const schema269 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
+const pattern164 = new RegExp("^[A-Z][A-Z_]*$", "u");
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10145,7 +14724,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern126.test(data0)){
+if(!pattern164.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -10472,16 +15051,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10610,7 +15189,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema167.properties, key0))){
+if(!(func1.call(schema226.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -10839,7 +15418,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data7 === "account") || (data7 === "default"))){
-const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema172.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema231.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10934,7 +15513,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data10 = data.recommendationId;
 if(typeof data10 === "string"){
-if(!pattern74.test(data10)){
+if(!pattern81.test(data10)){
 const err39 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -10969,7 +15548,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!pattern89.test(data11)){
+if(!pattern126.test(data11)){
 const err42 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -10994,7 +15573,7 @@ errors++;
 if(data.schemaId !== undefined){
 let data12 = data.schemaId;
 if(typeof data12 === "string"){
-if(!pattern101.test(data12)){
+if(!pattern138.test(data12)){
 const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -11064,7 +15643,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "gemini") || (data14 === "vertex")) || (data14 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema167.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema226.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -11098,7 +15677,7 @@ vErrors.push(err52);
 errors++;
 }
 for(const key2 in data15){
-if(!((((key2 === "ohlcvGcsUri") || (key2 === "reports")) || (key2 === "accountGcsUri")) || (key2 === "accountId"))){
+if(!(((((key2 === "ohlcvGcsUri") || (key2 === "reports")) || (key2 === "accountGcsUri")) || (key2 === "accountId")) || (key2 === "newsGcsUri"))){
 const err53 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
@@ -11196,7 +15775,7 @@ errors++;
 if(data18.reportId !== undefined){
 let data19 = data18.reportId;
 if(typeof data19 === "string"){
-if(!pattern62.test(data19)){
+if(!pattern65.test(data19)){
 const err61 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
@@ -11375,9 +15954,11 @@ vErrors.push(err75);
 errors++;
 }
 }
-}
-else {
-const err76 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data15.newsGcsUri !== undefined){
+let data25 = data15.newsGcsUri;
+if(typeof data25 === "string"){
+if(!pattern35.test(data25)){
+const err76 = {instancePath:instancePath+"/inputs/newsGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -11387,17 +15968,8 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data.llm !== undefined){
-if(!(validate90(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
-errors = vErrors.length;
-}
-}
-if(data.generatedAt !== undefined){
-let data26 = data.generatedAt;
-if(typeof data26 === "string"){
-if(!pattern8.test(data26)){
-const err77 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err77 = {instancePath:instancePath+"/inputs/newsGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -11407,8 +15979,9 @@ vErrors.push(err77);
 errors++;
 }
 }
+}
 else {
-const err78 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err78 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -11418,9 +15991,17 @@ vErrors.push(err78);
 errors++;
 }
 }
+if(data.llm !== undefined){
+if(!(validate121(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
 }
-else {
-const err79 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data.generatedAt !== undefined){
+let data27 = data.generatedAt;
+if(typeof data27 === "string"){
+if(!pattern8.test(data27)){
+const err79 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -11429,17 +16010,40 @@ vErrors.push(err79);
 }
 errors++;
 }
-validate79.errors = vErrors;
+}
+else {
+const err80 = {instancePath:instancePath+"/generatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+}
+else {
+const err81 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11480,14 +16084,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate79(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate110(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 }
 if(data.output !== undefined){
-if(!(validate77(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate108(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 }
@@ -11502,26 +16106,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationInputs = validate58;
+export const validateLlmRecommendationInputs = validate68;
 
-export const validateLlmReportFile = validate80;
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false},"LlmReportInputRef":{"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}}}};
-const schema212 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}};
-const schema183 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema191 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100};
-const pattern113 = new RegExp("^llm_(aggregate_)?report_output_v[1-9][0-9]*$", "u");
-const schema198 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false};
-const schema203 = {"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+export const validateLlmReportFile = validate111;
+const schema242 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false},"LlmReportInputRef":{"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}}}};
+const schema272 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}};
+const schema243 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema251 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100};
+const pattern151 = new RegExp("^llm_(aggregate_)?report_output_v[1-9][0-9]*$", "u");
+const schema258 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false};
+const schema263 = {"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11574,7 +16178,7 @@ errors++;
 if(data.reportId !== undefined){
 let data0 = data.reportId;
 if(typeof data0 === "string"){
-if(!pattern62.test(data0)){
+if(!pattern65.test(data0)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -11680,16 +16284,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11866,8 +16470,8 @@ errors++;
 }
 const len2 = data6.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate84(data6[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data6,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate115(data6[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data6,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 }
@@ -11894,16 +16498,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11956,7 +16560,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern126.test(data0)){
+if(!pattern164.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -12283,16 +16887,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12401,7 +17005,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema183.properties, key0))){
+if(!(func1.call(schema243.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -12593,7 +17197,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern89.test(data6)){
+if(!pattern126.test(data6)){
 const err26 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -12628,7 +17232,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern113.test(data7)){
+if(!pattern151.test(data7)){
 const err29 = {instancePath:instancePath+"/schemaId",schemaPath:"llm_schema.schema.json#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_(aggregate_)?report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_(aggregate_)?report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -12698,7 +17302,7 @@ vErrors.push(err34);
 errors++;
 }
 if(!(((data9 === "gemini") || (data9 === "vertex")) || (data9 === "offline"))){
-const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema183.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema243.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -12709,14 +17313,14 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-if(!(validate83(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate114(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 }
 if(data.llm !== undefined){
-if(!(validate87(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate118(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 }
@@ -12756,17 +17360,17 @@ vErrors.push(err38);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12807,8 +17411,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate81(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate112(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
 }
@@ -12921,24 +17525,24 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportInputs = validate53;
+export const validateLlmReportInputs = validate57;
 
-export const validateLlmSchema = validate82;
-const schema190 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
-const schema192 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
-const schema193 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
-const schema194 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
+export const validateLlmSchema = validate113;
+const schema250 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
+const schema252 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
+const schema253 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
+const schema254 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_schema.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13001,7 +17605,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern113.test(data1)){
+if(!pattern151.test(data1)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_(aggregate_)?report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_(aggregate_)?report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -13499,7 +18103,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern101.test(data18)){
+if(!pattern138.test(data18)){
 const err38 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmRecommendationSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -13602,7 +18206,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern89.test(data19)){
+if(!pattern126.test(data19)){
 const err45 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -13637,7 +18241,7 @@ vErrors.push(err47);
 errors++;
 }
 if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
-const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema194.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema254.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -13746,21 +18350,1459 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate113.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate82.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate113.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateOhlcvExport = validate94;
-const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema223 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern136 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+export const validateNewsExport = validate125;
+const schema277 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/news_export.schema.json","title":"NewsExport","description":"The NEWS_EXPORT artifact: headlines of one symbol published in the window [window.from, asOf], from the configured provider, written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json. Metadata and links only, never article bodies: titles and summaries are plain text (tags, entities and control characters removed, lengths capped), links are http(s) without tracking parameters. Every text in it comes from third parties: a reader (an LLM step) must treat it as untrusted data, never as instructions. Deterministic for the same provider answers (no wall-clock time); kept well under seed 002's 64 KB per JSON artifact.","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","window","provider","query","sources","items","counts"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The symbol whose news these are (inputs.symbol, else run.scope.symbol).","$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: no item published after it is in the artifact.","$ref":"common.schema.json#/$defs/Timestamp"},"window":{"title":"NewsWindow","description":"The publication times kept: from <= publishedAt <= to, to = asOf, from = asOf - inputs.lookbackHours.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"provider":{"description":"Where the headlines came from: configured RSS/Atom feeds, the GDELT DOC 2.0 API, or none (no provider configured: zero items, see note).","type":"string","enum":["rss","gdelt","none"]},"note":{"description":"Why the list is empty or partial, in one sentence (always present with provider none).","type":"string","maxLength":300},"query":{"title":"NewsQuery","description":"What was searched: the symbol's base asset and the terms an item must match (a case-insensitive whole-word match on title or summary for feeds; GDELT's own full-text search for gdelt).","type":"object","required":["baseAsset","terms"],"properties":{"baseAsset":{"type":"string","pattern":"^[A-Z0-9]{2,20}$"},"terms":{"type":"array","minItems":1,"maxItems":4,"items":{"type":"string","minLength":2,"maxLength":40}}},"additionalProperties":false},"sources":{"description":"Each source asked (a feed or the API), by host only (never a full URL, which may carry a key), and how it answered. Empty with provider none.","type":"array","maxItems":20,"items":{"$ref":"#/$defs/NewsSource"}},"items":{"description":"The headlines, newest first (then by url), unique by url and by normalized title.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/NewsItem"}},"counts":{"$ref":"#/$defs/NewsCounts"}},"additionalProperties":false,"$defs":{"NewsItem":{"title":"NewsItem","description":"One headline: metadata and a link, never the article body.","type":"object","required":["title","url","source","publishedAt"],"properties":{"title":{"description":"Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).","type":"string","minLength":1,"maxLength":180},"url":{"description":"The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":400},"source":{"description":"The host that published it (the link's host, www. removed).","type":"string","pattern":"^[a-z0-9.-]+$","maxLength":100},"publishedAt":{"description":"When it was published (feeds: pubDate / published / updated) or first seen (GDELT seendate); <= asOf.","$ref":"common.schema.json#/$defs/Timestamp"},"summary":{"description":"The feed's short description as plain text, at most 240 characters (feeds only).","type":"string","minLength":1,"maxLength":240}},"additionalProperties":false},"NewsSource":{"title":"NewsSource","type":"object","required":["kind","host","status","fetched"],"properties":{"kind":{"type":"string","enum":["feed","api"]},"host":{"description":"The source's host name (no path, query or credentials).","type":"string","pattern":"^[a-z0-9.:-]+$","maxLength":100},"status":{"description":"ok: it answered; failed: it did not (the step still succeeds when another source answered).","type":"string","enum":["ok","failed"]},"fetched":{"description":"Entries it returned (before any filtering).","type":"integer","minimum":0},"error":{"description":"Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).","type":"string","maxLength":200}},"additionalProperties":false},"NewsCounts":{"title":"NewsCounts","description":"What happened to the entries the sources returned: fetched = kept + every dropped count.","type":"object","required":["fetched","kept","droppedAfterAsOf","droppedBeforeWindow","undated","unmatched","invalid","duplicates","overCap"],"properties":{"fetched":{"type":"integer","minimum":0},"kept":{"type":"integer","minimum":0},"droppedAfterAsOf":{"description":"Published after asOf.","type":"integer","minimum":0},"droppedBeforeWindow":{"description":"Published before window.from.","type":"integer","minimum":0},"undated":{"description":"Without a usable date (cannot be shown to predate asOf).","type":"integer","minimum":0},"unmatched":{"description":"Feed entries that do not mention a query term.","type":"integer","minimum":0},"invalid":{"description":"Without a title, or without a usable http(s) link.","type":"integer","minimum":0},"duplicates":{"description":"Same canonical link or same normalized title as a newer kept entry.","type":"integer","minimum":0},"overCap":{"description":"Beyond inputs.maxItems or the artifact's size budget (the oldest go first).","type":"integer","minimum":0}},"additionalProperties":false}}};
+const schema284 = {"title":"NewsSource","type":"object","required":["kind","host","status","fetched"],"properties":{"kind":{"type":"string","enum":["feed","api"]},"host":{"description":"The source's host name (no path, query or credentials).","type":"string","pattern":"^[a-z0-9.:-]+$","maxLength":100},"status":{"description":"ok: it answered; failed: it did not (the step still succeeds when another source answered).","type":"string","enum":["ok","failed"]},"fetched":{"description":"Entries it returned (before any filtering).","type":"integer","minimum":0},"error":{"description":"Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).","type":"string","maxLength":200}},"additionalProperties":false};
+const schema287 = {"title":"NewsCounts","description":"What happened to the entries the sources returned: fetched = kept + every dropped count.","type":"object","required":["fetched","kept","droppedAfterAsOf","droppedBeforeWindow","undated","unmatched","invalid","duplicates","overCap"],"properties":{"fetched":{"type":"integer","minimum":0},"kept":{"type":"integer","minimum":0},"droppedAfterAsOf":{"description":"Published after asOf.","type":"integer","minimum":0},"droppedBeforeWindow":{"description":"Published before window.from.","type":"integer","minimum":0},"undated":{"description":"Without a usable date (cannot be shown to predate asOf).","type":"integer","minimum":0},"unmatched":{"description":"Feed entries that do not mention a query term.","type":"integer","minimum":0},"invalid":{"description":"Without a title, or without a usable http(s) link.","type":"integer","minimum":0},"duplicates":{"description":"Same canonical link or same normalized title as a newer kept entry.","type":"integer","minimum":0},"overCap":{"description":"Beyond inputs.maxItems or the artifact's size budget (the oldest go first).","type":"integer","minimum":0}},"additionalProperties":false};
+const pattern176 = new RegExp("^[A-Z0-9]{2,20}$", "u");
+const pattern177 = new RegExp("^[a-z0-9.:-]+$", "u");
+const schema285 = {"title":"NewsItem","description":"One headline: metadata and a link, never the article body.","type":"object","required":["title","url","source","publishedAt"],"properties":{"title":{"description":"Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).","type":"string","minLength":1,"maxLength":180},"url":{"description":"The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":400},"source":{"description":"The host that published it (the link's host, www. removed).","type":"string","pattern":"^[a-z0-9.-]+$","maxLength":100},"publishedAt":{"description":"When it was published (feeds: pubDate / published / updated) or first seen (GDELT seendate); <= asOf.","$ref":"common.schema.json#/$defs/Timestamp"},"summary":{"description":"The feed's short description as plain text, at most 240 characters (feeds only).","type":"string","minLength":1,"maxLength":240}},"additionalProperties":false};
+const pattern178 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern179 = new RegExp("^[a-z0-9.-]+$", "u");
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate126.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.title === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.url === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.source === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.publishedAt === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "publishedAt"},message:"must have required property '"+"publishedAt"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "title") || (key0 === "url")) || (key0 === "source")) || (key0 === "publishedAt")) || (key0 === "summary"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+let data0 = data.title;
+if(typeof data0 === "string"){
+if(data0.length > 180){
+const err5 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 180},message:"must NOT have more than 180 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data0.length < 1){
+const err6 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(data1.length > 400){
+const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern178.test(data1)){
+const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data2 = data.source;
+if(typeof data2 === "string"){
+if(data2.length > 100){
+const err11 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!pattern179.test(data2)){
+const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9.-]+$"},message:"must match pattern \""+"^[a-z0-9.-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.publishedAt !== undefined){
+let data3 = data.publishedAt;
+if(typeof data3 === "string"){
+if(!pattern8.test(data3)){
+const err14 = {instancePath:instancePath+"/publishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/publishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.summary !== undefined){
+let data4 = data.summary;
+if(typeof data4 === "string"){
+if(data4.length > 240){
+const err16 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/maxLength",keyword:"maxLength",params:{limit: 240},message:"must NOT have more than 240 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data4.length < 1){
+const err17 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate126.errors = vErrors;
+return errors === 0;
+}
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/news_export.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate125.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.stepId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stepId"},message:"must have required property '"+"stepId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.window === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "window"},message:"must have required property '"+"window"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.provider === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.query === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.sources === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sources"},message:"must have required property '"+"sources"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.items === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "items"},message:"must have required property '"+"items"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.counts === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "counts"},message:"must have required property '"+"counts"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema277.properties, key0))){
+const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err12 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err13 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.runId !== undefined){
+let data1 = data.runId;
+if(typeof data1 === "string"){
+if(data1.length > 120){
+const err14 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!pattern9.test(data1)){
+const err15 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.stepId !== undefined){
+let data2 = data.stepId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err17 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!pattern10.test(data2)){
+const err18 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_:\\-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/stepId",schemaPath:"common.schema.json#/$defs/StepId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data3 = data.symbol;
+if(typeof data3 === "string"){
+if(!pattern7.test(data3)){
+const err20 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data4 = data.asOf;
+if(typeof data4 === "string"){
+if(!pattern8.test(data4)){
+const err22 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.window !== undefined){
+let data5 = data.window;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.from === undefined){
+const err24 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data5.to === undefined){
+const err25 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+for(const key1 in data5){
+if(!((key1 === "from") || (key1 === "to"))){
+const err26 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data5.from !== undefined){
+let data6 = data5.from;
+if(typeof data6 === "string"){
+if(!pattern8.test(data6)){
+const err27 = {instancePath:instancePath+"/window/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/window/from",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data5.to !== undefined){
+let data7 = data5.to;
+if(typeof data7 === "string"){
+if(!pattern8.test(data7)){
+const err29 = {instancePath:instancePath+"/window/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/window/to",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data8 = data.provider;
+if(typeof data8 !== "string"){
+const err32 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(!(((data8 === "rss") || (data8 === "gdelt")) || (data8 === "none"))){
+const err33 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema277.properties.provider.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.note !== undefined){
+let data9 = data.note;
+if(typeof data9 === "string"){
+if(data9.length > 300){
+const err34 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/maxLength",keyword:"maxLength",params:{limit: 300},message:"must NOT have more than 300 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.query !== undefined){
+let data10 = data.query;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.baseAsset === undefined){
+const err36 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/required",keyword:"required",params:{missingProperty: "baseAsset"},message:"must have required property '"+"baseAsset"+"'"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data10.terms === undefined){
+const err37 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/required",keyword:"required",params:{missingProperty: "terms"},message:"must have required property '"+"terms"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+for(const key2 in data10){
+if(!((key2 === "baseAsset") || (key2 === "terms"))){
+const err38 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data10.baseAsset !== undefined){
+let data11 = data10.baseAsset;
+if(typeof data11 === "string"){
+if(!pattern176.test(data11)){
+const err39 = {instancePath:instancePath+"/query/baseAsset",schemaPath:"#/properties/query/properties/baseAsset/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,20}$"},message:"must match pattern \""+"^[A-Z0-9]{2,20}$"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/query/baseAsset",schemaPath:"#/properties/query/properties/baseAsset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data10.terms !== undefined){
+let data12 = data10.terms;
+if(Array.isArray(data12)){
+if(data12.length > 4){
+const err41 = {instancePath:instancePath+"/query/terms",schemaPath:"#/properties/query/properties/terms/maxItems",keyword:"maxItems",params:{limit: 4},message:"must NOT have more than 4 items"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(data12.length < 1){
+const err42 = {instancePath:instancePath+"/query/terms",schemaPath:"#/properties/query/properties/terms/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(typeof data13 === "string"){
+if(data13.length > 40){
+const err43 = {instancePath:instancePath+"/query/terms/" + i0,schemaPath:"#/properties/query/properties/terms/items/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(data13.length < 2){
+const err44 = {instancePath:instancePath+"/query/terms/" + i0,schemaPath:"#/properties/query/properties/terms/items/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/query/terms/" + i0,schemaPath:"#/properties/query/properties/terms/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/query/terms",schemaPath:"#/properties/query/properties/terms/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.sources !== undefined){
+let data14 = data.sources;
+if(Array.isArray(data14)){
+if(data14.length > 20){
+const err48 = {instancePath:instancePath+"/sources",schemaPath:"#/properties/sources/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+const len1 = data14.length;
+for(let i1=0; i1<len1; i1++){
+let data15 = data14[i1];
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.kind === undefined){
+const err49 = {instancePath:instancePath+"/sources/" + i1,schemaPath:"#/$defs/NewsSource/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(data15.host === undefined){
+const err50 = {instancePath:instancePath+"/sources/" + i1,schemaPath:"#/$defs/NewsSource/required",keyword:"required",params:{missingProperty: "host"},message:"must have required property '"+"host"+"'"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if(data15.status === undefined){
+const err51 = {instancePath:instancePath+"/sources/" + i1,schemaPath:"#/$defs/NewsSource/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data15.fetched === undefined){
+const err52 = {instancePath:instancePath+"/sources/" + i1,schemaPath:"#/$defs/NewsSource/required",keyword:"required",params:{missingProperty: "fetched"},message:"must have required property '"+"fetched"+"'"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+for(const key3 in data15){
+if(!(((((key3 === "kind") || (key3 === "host")) || (key3 === "status")) || (key3 === "fetched")) || (key3 === "error"))){
+const err53 = {instancePath:instancePath+"/sources/" + i1,schemaPath:"#/$defs/NewsSource/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data15.kind !== undefined){
+let data16 = data15.kind;
+if(typeof data16 !== "string"){
+const err54 = {instancePath:instancePath+"/sources/" + i1+"/kind",schemaPath:"#/$defs/NewsSource/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(!((data16 === "feed") || (data16 === "api"))){
+const err55 = {instancePath:instancePath+"/sources/" + i1+"/kind",schemaPath:"#/$defs/NewsSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema284.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(data15.host !== undefined){
+let data17 = data15.host;
+if(typeof data17 === "string"){
+if(data17.length > 100){
+const err56 = {instancePath:instancePath+"/sources/" + i1+"/host",schemaPath:"#/$defs/NewsSource/properties/host/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+if(!pattern177.test(data17)){
+const err57 = {instancePath:instancePath+"/sources/" + i1+"/host",schemaPath:"#/$defs/NewsSource/properties/host/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9.:-]+$"},message:"must match pattern \""+"^[a-z0-9.:-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/sources/" + i1+"/host",schemaPath:"#/$defs/NewsSource/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data15.status !== undefined){
+let data18 = data15.status;
+if(typeof data18 !== "string"){
+const err59 = {instancePath:instancePath+"/sources/" + i1+"/status",schemaPath:"#/$defs/NewsSource/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if(!((data18 === "ok") || (data18 === "failed"))){
+const err60 = {instancePath:instancePath+"/sources/" + i1+"/status",schemaPath:"#/$defs/NewsSource/properties/status/enum",keyword:"enum",params:{allowedValues: schema284.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data15.fetched !== undefined){
+let data19 = data15.fetched;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err61 = {instancePath:instancePath+"/sources/" + i1+"/fetched",schemaPath:"#/$defs/NewsSource/properties/fetched/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+const err62 = {instancePath:instancePath+"/sources/" + i1+"/fetched",schemaPath:"#/$defs/NewsSource/properties/fetched/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+if(data15.error !== undefined){
+let data20 = data15.error;
+if(typeof data20 === "string"){
+if(data20.length > 200){
+const err63 = {instancePath:instancePath+"/sources/" + i1+"/error",schemaPath:"#/$defs/NewsSource/properties/error/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/sources/" + i1+"/error",schemaPath:"#/$defs/NewsSource/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath:instancePath+"/sources/" + i1,schemaPath:"#/$defs/NewsSource/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/sources",schemaPath:"#/properties/sources/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+if(data.items !== undefined){
+let data21 = data.items;
+if(Array.isArray(data21)){
+if(data21.length > 50){
+const err67 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+const len2 = data21.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate126(data21[i2], {instancePath:instancePath+"/items/" + i2,parentData:data21,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err68 = {instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+if(data.counts !== undefined){
+let data23 = data.counts;
+if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
+if(data23.fetched === undefined){
+const err69 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "fetched"},message:"must have required property '"+"fetched"+"'"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+if(data23.kept === undefined){
+const err70 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "kept"},message:"must have required property '"+"kept"+"'"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if(data23.droppedAfterAsOf === undefined){
+const err71 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "droppedAfterAsOf"},message:"must have required property '"+"droppedAfterAsOf"+"'"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+if(data23.droppedBeforeWindow === undefined){
+const err72 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "droppedBeforeWindow"},message:"must have required property '"+"droppedBeforeWindow"+"'"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if(data23.undated === undefined){
+const err73 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "undated"},message:"must have required property '"+"undated"+"'"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+if(data23.unmatched === undefined){
+const err74 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "unmatched"},message:"must have required property '"+"unmatched"+"'"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(data23.invalid === undefined){
+const err75 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "invalid"},message:"must have required property '"+"invalid"+"'"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+if(data23.duplicates === undefined){
+const err76 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "duplicates"},message:"must have required property '"+"duplicates"+"'"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+if(data23.overCap === undefined){
+const err77 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/required",keyword:"required",params:{missingProperty: "overCap"},message:"must have required property '"+"overCap"+"'"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+for(const key4 in data23){
+if(!(func1.call(schema287.properties, key4))){
+const err78 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+if(data23.fetched !== undefined){
+let data24 = data23.fetched;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err79 = {instancePath:instancePath+"/counts/fetched",schemaPath:"#/$defs/NewsCounts/properties/fetched/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+const err80 = {instancePath:instancePath+"/counts/fetched",schemaPath:"#/$defs/NewsCounts/properties/fetched/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+}
+if(data23.kept !== undefined){
+let data25 = data23.kept;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err81 = {instancePath:instancePath+"/counts/kept",schemaPath:"#/$defs/NewsCounts/properties/kept/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+const err82 = {instancePath:instancePath+"/counts/kept",schemaPath:"#/$defs/NewsCounts/properties/kept/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+}
+if(data23.droppedAfterAsOf !== undefined){
+let data26 = data23.droppedAfterAsOf;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err83 = {instancePath:instancePath+"/counts/droppedAfterAsOf",schemaPath:"#/$defs/NewsCounts/properties/droppedAfterAsOf/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 0 || isNaN(data26)){
+const err84 = {instancePath:instancePath+"/counts/droppedAfterAsOf",schemaPath:"#/$defs/NewsCounts/properties/droppedAfterAsOf/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+}
+if(data23.droppedBeforeWindow !== undefined){
+let data27 = data23.droppedBeforeWindow;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err85 = {instancePath:instancePath+"/counts/droppedBeforeWindow",schemaPath:"#/$defs/NewsCounts/properties/droppedBeforeWindow/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 < 0 || isNaN(data27)){
+const err86 = {instancePath:instancePath+"/counts/droppedBeforeWindow",schemaPath:"#/$defs/NewsCounts/properties/droppedBeforeWindow/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+if(data23.undated !== undefined){
+let data28 = data23.undated;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err87 = {instancePath:instancePath+"/counts/undated",schemaPath:"#/$defs/NewsCounts/properties/undated/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 < 0 || isNaN(data28)){
+const err88 = {instancePath:instancePath+"/counts/undated",schemaPath:"#/$defs/NewsCounts/properties/undated/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+}
+if(data23.unmatched !== undefined){
+let data29 = data23.unmatched;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err89 = {instancePath:instancePath+"/counts/unmatched",schemaPath:"#/$defs/NewsCounts/properties/unmatched/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 < 0 || isNaN(data29)){
+const err90 = {instancePath:instancePath+"/counts/unmatched",schemaPath:"#/$defs/NewsCounts/properties/unmatched/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+}
+if(data23.invalid !== undefined){
+let data30 = data23.invalid;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err91 = {instancePath:instancePath+"/counts/invalid",schemaPath:"#/$defs/NewsCounts/properties/invalid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 < 0 || isNaN(data30)){
+const err92 = {instancePath:instancePath+"/counts/invalid",schemaPath:"#/$defs/NewsCounts/properties/invalid/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
+}
+errors++;
+}
+}
+}
+if(data23.duplicates !== undefined){
+let data31 = data23.duplicates;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err93 = {instancePath:instancePath+"/counts/duplicates",schemaPath:"#/$defs/NewsCounts/properties/duplicates/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err93];
+}
+else {
+vErrors.push(err93);
+}
+errors++;
+}
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 < 0 || isNaN(data31)){
+const err94 = {instancePath:instancePath+"/counts/duplicates",schemaPath:"#/$defs/NewsCounts/properties/duplicates/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+}
+if(data23.overCap !== undefined){
+let data32 = data23.overCap;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err95 = {instancePath:instancePath+"/counts/overCap",schemaPath:"#/$defs/NewsCounts/properties/overCap/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 < 0 || isNaN(data32)){
+const err96 = {instancePath:instancePath+"/counts/overCap",schemaPath:"#/$defs/NewsCounts/properties/overCap/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err97];
+}
+else {
+vErrors.push(err97);
+}
+errors++;
+}
+}
+}
+else {
+const err98 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err98];
+}
+else {
+vErrors.push(err98);
+}
+errors++;
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateNewsExportInputs = validate66;
+
+export const validateOhlcvExport = validate128;
+const schema288 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema294 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern185 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13927,7 +19969,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema223.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema294.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -13950,7 +19992,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern136.test(data3)){
+if(!pattern185.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -14078,7 +20120,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema223.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema294.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -14099,18 +20141,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate129.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate95.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate129.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema225 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema296 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14211,17 +20253,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema228 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema299 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14474,17 +20516,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14603,7 +20645,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema217.properties, key0))){
+if(!(func1.call(schema288.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -14783,14 +20825,14 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate95(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate129(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 }
 if(data.range !== undefined){
-if(!(validate97(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate131(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 }
@@ -14809,8 +20851,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate99(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate133(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 }
@@ -14864,7 +20906,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data11 === "dropped") || (data11 === "marked"))){
-const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema217.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema288.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -14885,23 +20927,23 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOhlcvExportInputs = validate50;
+export const validateOhlcvExportInputs = validate54;
 
-export const validateRecommendationIndex = validate101;
-const schema230 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
-const schema242 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
-const pattern151 = new RegExp("^[A-Z0-9]{2,40}$", "u");
+export const validateRecommendationIndex = validate135;
+const schema301 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
+const schema313 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
+const pattern200 = new RegExp("^[A-Z0-9]{2,40}$", "u");
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/recommendation_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15107,7 +21149,7 @@ errors++;
 if(data.recoId !== undefined){
 let data1 = data.recoId;
 if(typeof data1 === "string"){
-if(!pattern74.test(data1)){
+if(!pattern81.test(data1)){
 const err19 = {instancePath:instancePath+"/recoId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -15297,7 +21339,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern151.test(data7)){
+if(!pattern200.test(data7)){
 const err35 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -15382,7 +21424,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((data10 === "BUY") || (data10 === "SELL")) || (data10 === "HOLD")) || (data10 === "REDUCE"))){
-const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema230.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema301.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -15475,7 +21517,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data13 === "gemini") || (data13 === "vertex")) || (data13 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema230.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema301.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -15537,7 +21579,7 @@ const len0 = data15.length;
 for(let i0=0; i0<len0; i0++){
 let data16 = data15[i0];
 if(typeof data16 === "string"){
-if(!pattern62.test(data16)){
+if(!pattern65.test(data16)){
 const err55 = {instancePath:instancePath+"/reportIds/" + i0,schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err55];
@@ -15632,19 +21674,19 @@ vErrors.push(err62);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateReportIndex = validate102;
-const schema236 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
+export const validateReportIndex = validate136;
+const schema307 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/report_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15830,7 +21872,7 @@ errors++;
 if(data.reportId !== undefined){
 let data1 = data.reportId;
 if(typeof data1 === "string"){
-if(!pattern62.test(data1)){
+if(!pattern65.test(data1)){
 const err17 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -16020,7 +22062,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern151.test(data7)){
+if(!pattern200.test(data7)){
 const err33 = {instancePath:instancePath+"/symbolKey",schemaPath:"#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -16103,7 +22145,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!(((data10 === "gemini") || (data10 === "vertex")) || (data10 === "offline"))){
-const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema236.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema307.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -16151,7 +22193,7 @@ errors++;
 if(data.promptId !== undefined){
 let data12 = data.promptId;
 if(typeof data12 === "string"){
-if(!pattern89.test(data12)){
+if(!pattern126.test(data12)){
 const err44 = {instancePath:instancePath+"/promptId",schemaPath:"#/properties/promptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -16221,7 +22263,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "bullish") || (data14 === "bearish")) || (data14 === "sideways"))){
-const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema236.properties.bias.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema307.properties.bias.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -16327,19 +22369,19 @@ vErrors.push(err58);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunStatusSummary = validate103;
-const schema253 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
+export const validateRunStatusSummary = validate137;
+const schema324 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/run_status_summary.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16458,7 +22500,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema253.properties, key0))){
+if(!(func1.call(schema324.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -16552,7 +22594,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "completed")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema253.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema324.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -16598,7 +22640,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((((data4 === "scheduler") || (data4 === "user")) || (data4 === "system")) || (data4 === "debug_http"))){
-const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema253.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema324.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -16935,19 +22977,685 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepEvent = validate104;
-const schema260 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateSignal = validate138;
+const schema331 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/signal.schema.json","title":"Signal","description":"The signals/{signalId} document (flow 7): the recommendation of a scheduled run whose signal_strength reached its schedule's minSignalStrength. One per (scheduleId, slot): the id is deterministic and the document create-only, so a replay or a redelivered step event writes and publishes nothing new. The same fields (without publishedAt) are the body of the message on the <prefix>-signals Pub/Sub topic. Written only by the orchestrator (flow-engine decideSignal); unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","signalId","ownerId","scheduleId","slotAt","runId","flowKey","symbol","symbolKey","asOf","recommendationId","action","signal_strength","minSignalStrength","headline","createdAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"signalId":{"description":"= the document id: flow-engine signalIdFor(scheduleId, slotAt).","$ref":"#/$defs/SignalId"},"ownerId":{"description":"The schedule's (and its run's) owner: who may list the signal.","$ref":"common.schema.json#/$defs/OwnerId"},"scheduleId":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleId"},"slotAt":{"description":"The slot of the schedule the run fired for.","$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as written.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries (GET /signals?symbol=).","$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the run's scope.asOf = the slot time).","$ref":"common.schema.json#/$defs/Timestamp"},"recommendationId":{"description":"The recommendations/{recoId} index entry of the recommendation.","$ref":"common.schema.json#/$defs/RecommendationId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"The recommendation's conviction 0..1 (seed 001 name).","type":"number","minimum":0,"maximum":1},"minSignalStrength":{"description":"The schedule's threshold when the signal was decided.","type":"number","minimum":0,"maximum":1},"headline":{"description":"The recommendation's one-line headline.","type":"string","minLength":1,"maxLength":200},"createdAt":{"description":"When the signal was decided (list order: createdAt desc).","$ref":"common.schema.json#/$defs/Timestamp"},"publishedAt":{"description":"Set once the message on <prefix>-signals was published; absent: not yet (the orchestrator republishes an unpublished signal, never a published one).","$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"SignalId":{"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"}}};
+const schema332 = {"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"};
+const pattern216 = new RegExp("^sig_[0-9a-f]{24}$", "u");
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/signal.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate138.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.signalId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signalId"},message:"must have required property '"+"signalId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.scheduleId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scheduleId"},message:"must have required property '"+"scheduleId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.slotAt === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "slotAt"},message:"must have required property '"+"slotAt"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.runId === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "runId"},message:"must have required property '"+"runId"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.flowKey === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flowKey"},message:"must have required property '"+"flowKey"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.symbolKey === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbolKey"},message:"must have required property '"+"symbolKey"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.asOf === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.recommendationId === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recommendationId"},message:"must have required property '"+"recommendationId"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.action === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.signal_strength === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signal_strength"},message:"must have required property '"+"signal_strength"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.minSignalStrength === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "minSignalStrength"},message:"must have required property '"+"minSignalStrength"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data.headline === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "headline"},message:"must have required property '"+"headline"+"'"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data.schemaVersion !== undefined){
+let data0 = data.schemaVersion;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err16 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err17 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.signalId !== undefined){
+let data1 = data.signalId;
+if(typeof data1 === "string"){
+if(!pattern216.test(data1)){
+const err18 = {instancePath:instancePath+"/signalId",schemaPath:"#/$defs/SignalId/pattern",keyword:"pattern",params:{pattern: "^sig_[0-9a-f]{24}$"},message:"must match pattern \""+"^sig_[0-9a-f]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/signalId",schemaPath:"#/$defs/SignalId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(!pattern24.test(data2)){
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,199}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/ownerId",schemaPath:"common.schema.json#/$defs/OwnerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.scheduleId !== undefined){
+let data3 = data.scheduleId;
+if(typeof data3 === "string"){
+if(!pattern95.test(data3)){
+const err22 = {instancePath:instancePath+"/scheduleId",schemaPath:"flow_schedule.schema.json#/$defs/ScheduleId/pattern",keyword:"pattern",params:{pattern: "^sch_[a-z0-9]{20}$"},message:"must match pattern \""+"^sch_[a-z0-9]{20}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/scheduleId",schemaPath:"flow_schedule.schema.json#/$defs/ScheduleId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.slotAt !== undefined){
+let data4 = data.slotAt;
+if(typeof data4 === "string"){
+if(!pattern8.test(data4)){
+const err24 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.runId !== undefined){
+let data5 = data.runId;
+if(typeof data5 === "string"){
+if(data5.length > 120){
+const err26 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!pattern9.test(data5)){
+const err27 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.flowKey !== undefined){
+let data6 = data.flowKey;
+if(typeof data6 === "string"){
+if(data6.length > 100){
+const err29 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!pattern36.test(data6)){
+const err30 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data7 = data.symbol;
+if(typeof data7 === "string"){
+if(!pattern7.test(data7)){
+const err32 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.symbolKey !== undefined){
+let data8 = data.symbolKey;
+if(typeof data8 === "string"){
+if(!pattern200.test(data8)){
+const err34 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.asOf !== undefined){
+let data9 = data.asOf;
+if(typeof data9 === "string"){
+if(!pattern8.test(data9)){
+const err36 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.recommendationId !== undefined){
+let data10 = data.recommendationId;
+if(typeof data10 === "string"){
+if(!pattern81.test(data10)){
+const err38 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.action !== undefined){
+let data11 = data.action;
+if(typeof data11 !== "string"){
+const err40 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(!((((data11 === "BUY") || (data11 === "SELL")) || (data11 === "HOLD")) || (data11 === "REDUCE"))){
+const err41 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema331.properties.action.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.signal_strength !== undefined){
+let data12 = data.signal_strength;
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 1 || isNaN(data12)){
+const err42 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data12 < 0 || isNaN(data12)){
+const err43 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/signal_strength",schemaPath:"#/properties/signal_strength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.minSignalStrength !== undefined){
+let data13 = data.minSignalStrength;
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 1 || isNaN(data13)){
+const err45 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data13 < 0 || isNaN(data13)){
+const err46 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/minSignalStrength",schemaPath:"#/properties/minSignalStrength/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.headline !== undefined){
+let data14 = data.headline;
+if(typeof data14 === "string"){
+if(data14.length > 200){
+const err48 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(data14.length < 1){
+const err49 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/headline",schemaPath:"#/properties/headline/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data15 = data.createdAt;
+if(typeof data15 === "string"){
+if(!pattern8.test(data15)){
+const err51 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data.publishedAt !== undefined){
+let data16 = data.publishedAt;
+if(typeof data16 === "string"){
+if(!pattern8.test(data16)){
+const err53 = {instancePath:instancePath+"/publishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/publishedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+}
+else {
+const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+validate138.errors = vErrors;
+return errors === 0;
+}
+validate138.evaluated = {"props":{"schemaVersion":true,"signalId":true,"ownerId":true,"scheduleId":true,"slotAt":true,"runId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"recommendationId":true,"action":true,"signal_strength":true,"minSignalStrength":true,"headline":true,"createdAt":true,"publishedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateStepEvent = validate139;
+const schema344 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17110,7 +23818,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema143.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -17133,7 +23841,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((((data3 === "PENDING") || (data3 === "READY")) || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "SKIPPED")) || (data3 === "CANCELLED"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema132.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema144.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -17227,19 +23935,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate105;
-const schema267 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate140;
+const schema351 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17392,7 +24100,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema131.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema143.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -17465,7 +24173,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema267.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema351.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -17486,19 +24194,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate106;
-const schema272 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern177 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate141;
+const schema356 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern238 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17671,17 +24379,183 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate144.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.source === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!((((data0 === "SCHEDULER") || (data0 === "USER")) || (data0 === "SYSTEM")) || (data0 === "DEBUG_HTTP"))){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data1 = data.source;
+if(typeof data1 === "string"){
+if(data1.length > 200){
+const err4 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1.length < 1){
+const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.scheduleId !== undefined){
+let data2 = data.scheduleId;
+if(typeof data2 === "string"){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/properties/scheduleId/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/properties/scheduleId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/properties/scheduleId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.slotAt !== undefined){
+let data3 = data.slotAt;
+if(typeof data3 === "string"){
+if(!pattern8.test(data3)){
+const err10 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/slotAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate144.errors = vErrors;
+return errors === 0;
+}
+validate144.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17757,15 +24631,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate107(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate142(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern177.test(data2)){
+if(!pattern238.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -17788,10 +24662,15 @@ errors++;
 }
 }
 if(data.trigger !== undefined){
-let data3 = data.trigger;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.type === undefined){
-const err8 = {instancePath:instancePath+"/trigger",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(!(validate144(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+errors = vErrors.length;
+}
+}
+if(data.deadlineSeconds !== undefined){
+let data4 = data.deadlineSeconds;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err8 = {instancePath:instancePath+"/deadlineSeconds",schemaPath:"#/properties/deadlineSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -17800,8 +24679,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data3.source === undefined){
-const err9 = {instancePath:instancePath+"/trigger",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 86400 || isNaN(data4)){
+const err9 = {instancePath:instancePath+"/deadlineSeconds",schemaPath:"#/properties/deadlineSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -17810,10 +24690,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data3.type !== undefined){
-let data4 = data3.type;
-if(typeof data4 !== "string"){
-const err10 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4 < 10 || isNaN(data4)){
+const err10 = {instancePath:instancePath+"/deadlineSeconds",schemaPath:"#/properties/deadlineSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -17822,8 +24700,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!((((data4 === "SCHEDULER") || (data4 === "USER")) || (data4 === "SYSTEM")) || (data4 === "DEBUG_HTTP"))){
-const err11 = {instancePath:instancePath+"/trigger/type",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/type/enum",keyword:"enum",params:{allowedValues: schema101.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -17832,115 +24713,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data3.source !== undefined){
-let data5 = data3.source;
-if(typeof data5 === "string"){
-if(data5.length > 200){
-const err12 = {instancePath:instancePath+"/trigger/source",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/source/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(data5.length < 1){
-const err13 = {instancePath:instancePath+"/trigger/source",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/source/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/trigger/source",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/trigger",schemaPath:"flow_run.schema.json#/$defs/RunTrigger/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.deadlineSeconds !== undefined){
-let data6 = data.deadlineSeconds;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err16 = {instancePath:instancePath+"/deadlineSeconds",schemaPath:"#/properties/deadlineSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 86400 || isNaN(data6)){
-const err17 = {instancePath:instancePath+"/deadlineSeconds",schemaPath:"#/properties/deadlineSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(data6 < 10 || isNaN(data6)){
-const err18 = {instancePath:instancePath+"/deadlineSeconds",schemaPath:"#/properties/deadlineSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-validate106.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUserIdentity = validate109;
-const schema280 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
-const schema281 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
-const pattern178 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
+export const validateUserIdentity = validate146;
+const schema365 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
+const schema366 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
+const pattern240 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/user_identity.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18023,7 +24810,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern178.test(data0)){
+if(!pattern240.test(data0)){
 const err7 = {instancePath:instancePath+"/email",schemaPath:"common.schema.json#/$defs/Email/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9._%+'-]+@[a-z0-9.-]+$"},message:"must match pattern \""+"^[a-z0-9._%+'-]+@[a-z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -18164,19 +24951,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUserIdentityRequest = validate110;
-const schema285 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
+export const validateUserIdentityRequest = validate147;
+const schema370 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/user_identity_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18275,8 +25062,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
