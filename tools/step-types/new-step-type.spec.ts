@@ -25,25 +25,47 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 /**
  * Issue 11 "done when": a new step type is one descriptor + one inputs schema + one handler + a
- * main of a few lines, and nothing else in the tree is edited by hand. This spec builds
- * INDICATORS_ON_DEMAND (a seed step type without a worker) from exactly those four parts, runs it
- * through a booted worker and shows the deploy files and README rows that derive from it.
+ * main of a few lines, and nothing else in the tree is edited by hand. This spec builds a small
+ * twin of INDICATORS_ON_DEMAND (one SMA; the real step type is libs/step-types
+ * indicators-on-demand.step-type.ts and services/worker-indicators-on-demand) from exactly those
+ * four parts, runs it through a booted worker and shows the deploy files and README rows that
+ * derive from it. Its inputs are a subset of the real inputs contract, which the run document
+ * must satisfy (the store validates it); its own schema is stricter.
  */
 
 // 1. The inputs schema (in the tree: contracts/indicators_on_demand_inputs.schema.json, selected
 //    by stepType in flow_run.schema.json; `npm run contracts:generate` gives the validator).
 const INPUTS_SCHEMA = {
   type: 'object',
-  required: ['ohlcvStepId', 'period'],
+  required: ['timeframe', 'indicators', 'ohlcvStepId'],
   properties: {
+    timeframe: { type: 'string' },
     ohlcvStepId: { type: 'string', minLength: 1 },
-    period: { type: 'integer', minimum: 2, maximum: 200 },
+    indicators: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1,
+      items: {
+        type: 'object',
+        required: ['name', 'params'],
+        properties: {
+          name: { const: 'SMA' },
+          params: {
+            type: 'object',
+            required: ['period'],
+            properties: { period: { type: 'integer', minimum: 2, maximum: 200 } },
+            additionalProperties: false,
+          },
+        },
+      },
+    },
   },
   additionalProperties: false,
 } as const;
 interface IndicatorsInputs {
+  timeframe: string;
   ohlcvStepId: string;
-  period: number;
+  indicators: [{ name: 'SMA'; params: { period: number } }];
 }
 interface IndicatorsArtifact {
   runId: string;
@@ -103,7 +125,7 @@ class IndicatorsHandler implements StepHandler<typeof INDICATORS_STEP> {
 
   async execute(ctx: StepContext<typeof INDICATORS_STEP>): Promise<StepResult> {
     const { artifact: ohlcv } = await ctx.upstream('ohlcv');
-    const { period } = ctx.inputs;
+    const { period } = ctx.inputs.indicators[0].params;
     if (ohlcv.candles.length < period) {
       throw new StepInputError(`period ${period} exceeds the ${ohlcv.candles.length} candles`);
     }
@@ -175,8 +197,13 @@ async function bootedWorker(): Promise<WorkerServiceHandle> {
   return handle;
 }
 
-async function runStep(handle: WorkerServiceHandle, inputs: Record<string, unknown>) {
+async function runStep(handle: WorkerServiceHandle, period: number) {
   const { store, artifacts } = handle.backends;
+  const inputs = {
+    timeframe: '1M',
+    indicators: [{ name: 'SMA', params: { period } }],
+    ohlcvStepId: OHLCV_ID,
+  };
   const { run, ohlcvUri, ohlcv } = runWithIndicatorsReady(inputs);
   await store.create(run);
   await artifacts.put(ohlcvUri, Buffer.from(JSON.stringify(ohlcv)), {
@@ -193,7 +220,7 @@ async function runStep(handle: WorkerServiceHandle, inputs: Record<string, unkno
 describe('a new step type: descriptor + inputs schema + handler + a few-line main', () => {
   it('runs through the booted worker: inputs and upstream artifact typed and validated', async () => {
     const handle = await bootedWorker();
-    const { step, ohlcv, artifacts } = await runStep(handle, { ohlcvStepId: OHLCV_ID, period: 3 });
+    const { step, ohlcv, artifacts } = await runStep(handle, 3);
     expect(step?.status).toBe('SUCCEEDED');
     const uri = step?.outputs.gcs_uri ?? '';
     const artifact = JSON.parse((await artifacts.read(uri)).toString('utf8')) as IndicatorsArtifact;
@@ -207,17 +234,21 @@ describe('a new step type: descriptor + inputs schema + handler + a few-line mai
 
   it('bad inputs fail the step INVALID_STEP_INPUTS with the schema path, before the handler', async () => {
     const handle = await bootedWorker();
-    const { step } = await runStep(handle, { ohlcvStepId: OHLCV_ID, period: 1 });
+    const { step } = await runStep(handle, 1);
     expect(step?.status).toBe('FAILED');
     expect(step?.error).toMatchObject({
       code: 'INVALID_STEP_INPUTS',
-      details: { issues: [expect.objectContaining({ path: '/period', keyword: 'minimum' })] },
+      details: {
+        issues: [
+          expect.objectContaining({ path: '/indicators/0/params/period', keyword: 'minimum' }),
+        ],
+      },
     });
   });
 
   it('a domain check the schema cannot express is the handler’s, and still a clean FAILED step', async () => {
     const handle = await bootedWorker();
-    const { step } = await runStep(handle, { ohlcvStepId: OHLCV_ID, period: 200 });
+    const { step } = await runStep(handle, 200);
     expect(step?.status).toBe('FAILED');
     expect(step?.error).toMatchObject({ code: 'INVALID_STEP_INPUTS', retryable: false });
     expect(step?.error?.message).toMatch(/period 200 exceeds the \d+ candles/);

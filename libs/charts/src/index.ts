@@ -1,3 +1,4 @@
+export * from './candle-indicators';
 export * from './charts.errors';
 export * from './chart-font';
 export * from './chart-frame';

@@ -1,4 +1,4 @@
-import { BollingerBands, EMA, MACD, RSI } from 'trading-signals';
+import { BollingerBands, EMA, MACD, RSI, SMA } from 'trading-signals';
 
 /*
  * Indicator series aligned with their input: `result[i]` belongs to `closes[i]`, null while the
@@ -36,6 +36,13 @@ export function emaSeries(closes: readonly number[], period: number): IndicatorS
     const value = ema.add(close);
     return ema.isStable ? value : null;
   });
+}
+
+/** Simple moving average: the mean of the last `period` closes; null for the first period-1 bars. */
+export function smaSeries(closes: readonly number[], period: number): IndicatorSeries {
+  assertPeriod('SMA', period);
+  const sma = new SMA(period);
+  return closes.map((close) => sma.add(close));
 }
 
 /** Bollinger bands (SMA ± multiplier × population standard deviation). */

@@ -1,6 +1,7 @@
 import type { ErrorInfo, FlowRun, RunProgress, RunStatus, StepStatus } from '@tda/contracts';
 import { currentStepOf } from './current-step';
 import { describeGraphIssue, findGraphIssues, topologicalOrder, type GraphIssue } from './dag';
+import { expandRequestedSteps } from './dynamic/expand-run';
 import { isStorageSafeStepId } from './ids';
 import { applyPatch, mergePatches, sortedSteps, stepPath, type RunPatch } from './patch';
 import {
@@ -17,7 +18,11 @@ import { toTimestamp } from './time';
 /** Why advance ended a run: a terminal cause of the step statuses, or an unusable graph. */
 export type RunTermination =
   | TerminalCause
-  | { status: 'FAILED'; cause: 'invalid_graph'; issue: GraphIssue; issueCount: number };
+  | { status: 'FAILED'; cause: 'invalid_graph'; issue: GraphIssue; issueCount: number }
+  /** Flow 5: a step's indicator request is outside the catalogue or the run's bounds. */
+  | { status: 'FAILED'; cause: 'expansion_refused'; stepId: string; error: ErrorInfo };
+
+type ExpansionRefusal = Extract<RunTermination, { cause: 'expansion_refused' }>;
 
 type UnsuccessfulTermination = Exclude<RunTermination, { status: 'SUCCEEDED' }>;
 
@@ -32,6 +37,8 @@ export interface AdvanceResult {
   newlySkipped: string[];
   /** PENDING/READY -> CANCELLED because the run ended. */
   newlyCancelled: string[];
+  /** Dynamic steps inserted by this advance (flow 5), lexicographic. */
+  newlyAdded: string[];
   /** Counters after the patch. */
   progress: RunProgress;
   /** Set when the run became terminal in this advance. */
@@ -44,6 +51,9 @@ export interface AdvanceResult {
  * The orchestrator's single decision (DESIGN §5.2): given the current run document and `now`,
  * the minimal patch that moves it forward. Rules, in order:
  *
+ * - flow 5 first: a SUCCEEDED step's indicator request inserts its dynamic steps (then the rules
+ *   below apply to the grown run), or fails the run with the refusal's code (outside the
+ *   catalogue: INVALID_STRUCTURED_OUTPUT; over the run's bounds: EXPANSION_LIMIT_EXCEEDED);
  * - a terminal run keeps its status and steps (absorbing); the only thing ever written for it is
  *   a stale `progress` (e.g. a RUNNING step finalized CANCELLED after the run was cancelled);
  * - `cancelRequestedAt` -> run CANCELLED, PENDING/READY steps CANCELLED; RUNNING steps are left
@@ -64,6 +74,22 @@ export interface AdvanceResult {
  * Applying the patch and advancing again yields an empty patch (idempotent).
  */
 export function advance(run: FlowRun, now: Date): AdvanceResult {
+  const expansion = expandRequestedSteps(run, now);
+  if (expansion.kind === 'refused') {
+    const { stepId, error } = expansion;
+    return advanceSteps(run, now, { status: 'FAILED', cause: 'expansion_refused', stepId, error });
+  }
+  if (expansion.kind === 'none') return advanceSteps(run, now);
+  const next = advanceSteps(applyPatch(run, expansion.patch), now);
+  return {
+    ...next,
+    patch: mergePatches(expansion.patch, next.patch),
+    newlyAdded: [...expansion.added].sort(),
+  };
+}
+
+/** advance() once the run's dynamic steps are in place (or their refusal decided). */
+function advanceSteps(run: FlowRun, now: Date, refusal?: ExpansionRefusal): AdvanceResult {
   const ts = toTimestamp(now);
   const patch: Record<string, unknown> = {};
   const statuses = new Map<string, StepStatus>(sortedSteps(run).map(([id, s]) => [id, s.status]));
@@ -73,6 +99,7 @@ export function advance(run: FlowRun, now: Date): AdvanceResult {
     newlyReady: [],
     newlySkipped: [],
     newlyCancelled: [],
+    newlyAdded: [],
   };
   const finish = (): AdvanceResult => {
     const progress = withCurrentStep(progressOfStatuses(statuses.values()), run, statuses);
@@ -82,12 +109,14 @@ export function advance(run: FlowRun, now: Date): AdvanceResult {
 
   if (isTerminalRunStatus(run.status)) return finish();
 
-  const termination = decideTermination(run, statuses, now, (id) => {
-    statuses.set(id, 'SKIPPED');
-    patch[stepPath(id, 'status')] = 'SKIPPED';
-    patch[stepPath(id, 'finishedAt')] = ts;
-    result.newlySkipped.push(id);
-  });
+  const termination =
+    refusal ??
+    decideTermination(run, statuses, now, (id) => {
+      statuses.set(id, 'SKIPPED');
+      patch[stepPath(id, 'status')] = 'SKIPPED';
+      patch[stepPath(id, 'finishedAt')] = ts;
+      result.newlySkipped.push(id);
+    });
 
   if (termination !== undefined) {
     result.termination = termination;
@@ -183,6 +212,13 @@ function runErrorFor(run: FlowRun, termination: UnsuccessfulTermination): ErrorI
         details: { stepId: termination.stepId },
         retryable: false,
       };
+    case 'expansion_refused':
+      return {
+        code: termination.error.code,
+        message: `the run could not add the steps ${termination.stepId} asked for: ${termination.error.message}`,
+        details: { ...termination.error.details, stepId: termination.stepId },
+        retryable: false,
+      };
     case 'invalid_graph':
       return {
         code: 'FLOW_RUN_INVALID',
@@ -212,6 +248,11 @@ function cancelledStepError(termination: UnsuccessfulTermination): ErrorInfo {
         };
       case 'invalid_graph':
         return { message: 'the run graph is invalid', details: { cause: termination.cause } };
+      case 'expansion_refused':
+        return {
+          message: `step ${termination.stepId}'s indicator request was refused`,
+          details: { cause: termination.cause, stepId: termination.stepId },
+        };
     }
   })();
   return {

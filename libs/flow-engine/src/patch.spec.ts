@@ -35,6 +35,12 @@ describe('patch model', () => {
       a: { x: 1 },
       c: 2,
     });
+    // A child of an earlier parent folds into it: one key, as Firestore requires.
+    const inserted = { 'steps.x': { status: 'PENDING', dependsOn: [] } };
+    expect(mergePatches(inserted, { 'steps.x.status': 'READY', 'steps.x.readyAt': 't' })).toEqual({
+      'steps.x': { status: 'READY', dependsOn: [], readyAt: 't' },
+    });
+    expect(inserted['steps.x'].status).toBe('PENDING');
     expect(isEmptyPatch(mergePatches())).toBe(true);
   });
 

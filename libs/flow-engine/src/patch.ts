@@ -48,33 +48,45 @@ function clone<T>(value: T): T {
  */
 export function applyPatch(run: FlowRun, patch: RunPatch): FlowRun {
   const next = clone(run) as unknown as Record<string, unknown>;
-  for (const [path, value] of Object.entries(patch)) {
-    const segments = path.split('.');
-    const last = segments.pop();
-    if (last === undefined || last === '') throw new Error(`invalid patch path '${path}'`);
-    let cursor: Record<string, unknown> = next;
-    for (const segment of segments) {
-      const child = cursor[segment];
-      if (!isPlainObject(child)) {
-        if (isFieldDelete(value)) {
-          cursor = {};
-          break;
-        }
-        cursor[segment] = {};
-      }
-      cursor = cursor[segment] as Record<string, unknown>;
-    }
-    if (isFieldDelete(value)) delete cursor[last];
-    else cursor[last] = clone(value);
-  }
+  for (const [path, value] of Object.entries(patch)) setAtPath(next, path, value);
   return next as unknown as FlowRun;
 }
 
-/** Merges patches left to right (later keys win). A parent path replaces earlier child paths. */
+/** One patch entry on `target` (mutated), with Firestore `update()` semantics. */
+function setAtPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const segments = path.split('.');
+  const last = segments.pop();
+  if (last === undefined || last === '') throw new Error(`invalid patch path '${path}'`);
+  let cursor: Record<string, unknown> = target;
+  for (const segment of segments) {
+    const child = cursor[segment];
+    if (!isPlainObject(child)) {
+      if (isFieldDelete(value)) return;
+      cursor[segment] = {};
+    }
+    cursor = cursor[segment] as Record<string, unknown>;
+  }
+  if (isFieldDelete(value)) delete cursor[last];
+  else cursor[last] = clone(value);
+}
+
+/**
+ * Merges patches left to right (later keys win). A parent path replaces earlier child paths; a
+ * child path of an earlier parent is folded into the parent's value (a step inserted and then
+ * made READY is one `steps.<id>` key: Firestore refuses a path next to its own parent).
+ */
 export function mergePatches(...patches: RunPatch[]): RunPatch {
   const merged: Record<string, unknown> = {};
   for (const patch of patches) {
     for (const [path, value] of Object.entries(patch)) {
+      const parent = Object.keys(merged).find((existing) => path.startsWith(`${existing}.`));
+      const parentValue = parent === undefined ? undefined : merged[parent];
+      if (parent !== undefined && isPlainObject(parentValue)) {
+        const folded = clone(parentValue);
+        setAtPath(folded, path.slice(parent.length + 1), value);
+        merged[parent] = folded;
+        continue;
+      }
       for (const existing of Object.keys(merged)) {
         if (existing.startsWith(`${path}.`)) delete merged[existing];
       }

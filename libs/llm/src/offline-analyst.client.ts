@@ -4,6 +4,11 @@ import { LlmCallError, type LlmClient, type LlmRequest, type LlmResponse } from 
 import { buildOfflineAggregate } from './offline-aggregate';
 import { analyseCandles, studiesOfManifest } from './offline-analysis';
 import { buildOfflineReport, type HigherTimeframeView } from './offline-report';
+import {
+  offlineIndicatorRequest,
+  requestedIndicatorReadings,
+  withRequestedIndicators,
+} from './offline-requested-indicators';
 
 export const OFFLINE_MODEL_VERSION = 'offline-analyst-v1';
 
@@ -99,7 +104,10 @@ export class OfflineAnalystClient implements LlmClient {
     const timeframe = context.timeframe ?? ohlcv.value.timeframe;
     const higherTimeframes = (context.previousReports ?? [])
       .map(higherTimeframeView)
-      .filter((view): view is HigherTimeframeView => view !== undefined);
+      // A flow 5 follow-up also reads its own first answer (same timeframe): not a context view.
+      .filter(
+        (view): view is HigherTimeframeView => view !== undefined && view.timeframe !== timeframe,
+      );
     const complete = ohlcv.value.candles.filter((c) => c.complete !== false);
     if (complete.length === 0) {
       throw new LlmCallError(
@@ -108,14 +116,21 @@ export class OfflineAnalystClient implements LlmClient {
         false,
       );
     }
+    const analysis = analyseCandles(ohlcv.value.candles, studiesOfManifest(context.chartsManifest));
     const report = buildOfflineReport({
       symbol: context.symbol,
       timeframe,
       // The indicators of the run's charts (manifest requests and params), none of its own.
-      analysis: analyseCandles(ohlcv.value.candles, studiesOfManifest(context.chartsManifest)),
+      analysis,
       charts: chartsOf(context.chartsManifest),
       higherTimeframes,
     });
+    // Flow 5: a follow-up reads the values it asked for; a first report that may ask, asks.
+    const readings = requestedIndicatorReadings(context.indicatorValues ?? [], analysis.last.close);
+    if (readings.length > 0) return answer(request, withRequestedIndicators(report, readings));
+    if (context.mayRequestIndicators === true) {
+      return answer(request, { ...report, indicatorRequests: offlineIndicatorRequest(timeframe) });
+    }
     return answer(request, report);
   }
 }

@@ -46,7 +46,14 @@ export interface PromptAssemblyInput {
     charts: readonly ChartContextImage[];
     /** In step order (inputs.previousReportStepIds). */
     previousReports: readonly PreviousReportContext[];
+    /** Flow 5 follow-up: the indicator values asked for (inputs.indicatorStepIds order). */
+    indicators?: readonly PreviousReportContext[];
   };
+  /**
+   * Flow 5: the indicators this step may still ask for, one line each (the catalogue with its
+   * bounds and the run's timeframes), or undefined when the step may not ask.
+   */
+  requestableIndicators?: readonly string[];
   limits?: { maxContextBytesPerJsonArtifact?: number; maxChartImageBytes?: number };
 }
 
@@ -121,13 +128,16 @@ export function assemblePrompt(input: PromptAssemblyInput): AssembledPrompt {
   // Every limit is checked (JSON first, then images) before any part is built.
   const jsons = loadContextJsons(identity, context, jsonLimit);
   const images = context.charts.map((chart) => loadChartImage(chart, imageLimit));
-  const lines = userInputLines(identity, jsons, images);
+  const lines = [
+    ...userInputLines(identity, jsons, images),
+    ...requestableLines(input.requestableIndicators),
+  ];
   const jsonBytes = jsons.map((json) => json.bytes);
   const imageBytes = images.map(({ png }) => png.length);
   return {
     systemInstruction: input.prompt.systemInstruction,
     contents: requestContents(input.prompt.userPrompt, lines, jsons, images),
-    context: structuredContextOf(identity, jsons),
+    context: structuredContextOf(identity, jsons, input.requestableIndicators),
     stats: {
       jsonBytes,
       imageBytes,
@@ -142,7 +152,7 @@ interface LoadedImage {
   png: Buffer;
 }
 
-/** The JSON inputs in prompt order: OHLCV, charts manifest, then the earlier reports. */
+/** The JSON inputs in prompt order: OHLCV, charts manifest, the earlier reports, indicators. */
 function loadContextJsons(
   identity: PromptAssemblyInput['identity'],
   context: PromptAssemblyInput['context'],
@@ -169,6 +179,27 @@ function loadContextJsons(
         jsonLimit,
       ),
     ),
+    ...(context.indicators ?? []).map((values) =>
+      loadJson(
+        'indicators',
+        values,
+        `Indicator values computed for this run (step ${values.stepId})`,
+        jsonLimit,
+      ),
+    ),
+  ];
+}
+
+/** Flow 5: the catalogue the model may ask from, after the numbered inputs. */
+function requestableLines(requestable: readonly string[] | undefined): string[] {
+  if (requestable === undefined) return [];
+  if (requestable.length === 0) {
+    return ['', 'Indicators you may request: none in this step (do not add indicatorRequests).'];
+  }
+  return [
+    '',
+    'Indicators you may request (indicatorRequests; parameters within the bounds, omitted ones take the default):',
+    ...requestable.map((line) => `- ${line}`),
   ];
 }
 
@@ -243,12 +274,17 @@ function requestContents(
 function structuredContextOf(
   identity: PromptAssemblyInput['identity'],
   jsons: readonly LoadedJson[],
+  requestable: readonly string[] | undefined,
 ): LlmStructuredContext {
   return {
     symbol: identity.symbol,
     timeframe: identity.timeframe,
     ohlcv: jsons[0]?.parsed,
     chartsManifest: jsons[1]?.parsed,
-    previousReports: jsons.slice(2).map((json) => json.parsed),
+    previousReports: jsons.filter((j) => j.kind === 'previousReport').map((json) => json.parsed),
+    indicatorValues: jsons.filter((j) => j.kind === 'indicators').map((json) => json.parsed),
+    ...(requestable === undefined || requestable.length === 0
+      ? {}
+      : { mayRequestIndicators: true }),
   };
 }

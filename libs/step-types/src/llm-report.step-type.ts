@@ -5,7 +5,8 @@ import { defineStepType } from './step-type.descriptor';
 
 /**
  * LLM_REPORT (seed 002): a chart-backed report from the model, of one timeframe (its OHLCV export
- * and charts upstream) or aggregated over existing reports (flow 3: inputs.reportRefs, read by
+ * and charts upstream, in flow 5 also the indicator values it asked for) or aggregated over
+ * existing reports (flow 3: inputs.reportRefs, read by
  * the handler, no upstream steps; hence ohlcv and charts are optional here and the inputs schema
  * requires one of the two shapes). 780 s per attempt (a 600 s model request plus a 120 s finalize
  * reserve). The LLM step runtime retries an unanswered model call itself and marks every failure
@@ -38,6 +39,8 @@ export const LLM_REPORT_STEP = defineStepType({
       optional: true,
     },
     previousReports: { field: 'previousReportStepIds', stepType: 'LLM_REPORT', many: true },
+    // Flow 5: a follow-up report's indicator values (any timeframe of the run).
+    indicators: { field: 'indicatorStepIds', stepType: 'INDICATORS_ON_DEMAND', many: true },
   },
   policy: { ...DEFAULT_STEP_POLICY, timeoutMs: 780_000 },
   deploy: {

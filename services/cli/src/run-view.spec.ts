@@ -55,3 +55,21 @@ describe('tda get: steps a rerun reused', () => {
     expect(lines.find((l) => l.includes(` ${MONTH} `))).toMatch(/SUCCEEDED +2\.0s$/);
   });
 });
+
+describe('tda get: dynamic steps (flow 5)', () => {
+  it('says which step asked for a step the run added at run time', () => {
+    const run = makeFlowRun({
+      steps: {
+        report: makeStep({ dependsOn: [] }),
+        'indicators_on_demand:1d:req_0123456789': makeStep({
+          stepType: 'INDICATORS_ON_DEMAND',
+          dependsOn: ['report'],
+          addedBy: { stepId: 'report', depth: 1 },
+        }),
+      },
+    });
+    const lines = renderRun(run, CREATED);
+    expect(lines.find((l) => l.includes('indicators_on_demand'))).toMatch(/\+ added by report$/);
+    expect(lines.find((l) => l.includes(' report '))).not.toContain('added by');
+  });
+});

@@ -70,8 +70,10 @@ export function renderRun(run: FlowRun, now: Date = new Date()): string[] {
   for (const [id, step] of steps) {
     if (step === undefined) continue;
     const attempt = step.attempt > 1 ? ` attempt ${step.attempt}` : '';
+    // Flow 5: a step the run added at run time says which step asked for it.
+    const added = step.addedBy === undefined ? '' : `  + added by ${step.addedBy.stepId}`;
     lines.push(
-      `  ${ICONS[step.status]} ${id.padEnd(width)}  ${step.status.padEnd(9)} ${stepTiming(step, now)}${attempt}`,
+      `  ${ICONS[step.status]} ${id.padEnd(width)}  ${step.status.padEnd(9)} ${stepTiming(step, now)}${attempt}${added}`,
     );
     if (step.error !== undefined && step.status !== 'CANCELLED') {
       lines.push(`      ${step.error.code}: ${step.error.message}`);

@@ -73,6 +73,14 @@ export const orchestratorConfigSchema = z
       .refine((v) => v === 0 || (v >= 10 && v <= 86_400), 'must be 0 or 10..86400')
       .default(3_600),
     /**
+     * Flow 5: dynamic steps (indicator steps and follow-up reports) one run may hold, and how
+     * many expansions may chain (a follow-up asking again is depth 2). Fixed on each run at
+     * trigger (run.expansionLimits); a request beyond them fails the run with
+     * EXPANSION_LIMIT_EXCEEDED.
+     */
+    TDA_MAX_DYNAMIC_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+    TDA_MAX_EXPANSION_DEPTH: z.coerce.number().int().min(1).max(10).default(1),
+    /**
      * Queued runs (seed 004 `queued`): at most this many runs are RUNNING; a triggered run beyond
      * it stays PENDING and starts, in creation order, when a run ends.
      */

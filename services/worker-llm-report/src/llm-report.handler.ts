@@ -11,6 +11,7 @@ import {
 } from '@tda/worker-kit';
 import { prepareAggregateReport } from './aggregate-context';
 import { buildReportFile, executionMetadataOf, serializeReport } from './llm-report-file';
+import { normalizedRequests, runTimeframes } from './indicator-requests';
 import { checkOutputFormat, reportModeOf } from './report-mode';
 import { prepareTimeframeReport } from './timeframe-context';
 
@@ -71,8 +72,7 @@ export class LlmReportHandler implements StepHandler<typeof LLM_REPORT_STEP> {
     return {
       artifacts: [{ uri, data: serializeReport(report), contentType: 'application/json' }],
       primaryUri: uri,
-      // The reports/{reportId} entry the orchestrator indexes this report under (seed 001).
-      outputs: { reportId: reportIdFor(run.runId, stepId) },
+      outputs: reportOutputs(report, context),
       execution,
     };
   }
@@ -82,10 +82,20 @@ export class LlmReportHandler implements StepHandler<typeof LLM_REPORT_STEP> {
     return Promise.resolve({
       artifacts: [],
       primaryUri: existing.uri,
-      outputs: { reportId: reportIdFor(context.run.runId, context.stepId) },
+      outputs: reportOutputs(existing.artifact, context),
       execution: { llm: executionMetadataOf(existing.artifact) },
     });
   }
+}
+
+/**
+ * The reports/{reportId} entry the orchestrator indexes this report under (seed 001), and in
+ * flow 5 the indicators the report asked for (the orchestrator expands the run from them).
+ */
+function reportOutputs(report: LlmReportFile, context: Context): Record<string, unknown> {
+  const reportId = reportIdFor(context.run.runId, context.stepId);
+  const requests = normalizedRequests(report.output, runTimeframes(context.run));
+  return requests === undefined ? { reportId } : { reportId, indicatorRequests: requests };
 }
 
 /**

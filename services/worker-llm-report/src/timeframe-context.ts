@@ -2,13 +2,14 @@ import type { LlmReportFile, Timeframe } from '@tda/contracts';
 import type { AssembledPrompt, LlmCallPlan, LlmStepRuntime, OutputCheck } from '@tda/llm';
 import type { LLM_REPORT_STEP } from '@tda/step-types';
 import { StepInputError, type StepContext } from '@tda/worker-kit';
+import { indicatorRequestCheck, requestableIndicators, runTimeframes } from './indicator-requests';
 
 type Context = StepContext<typeof LLM_REPORT_STEP>;
 
 /** What the model is asked and what the report file records of it, for either kind of report. */
 export interface PreparedReport {
   assembled: AssembledPrompt;
-  /** The output's domain check (an aggregated report's citations); none for a timeframe report. */
+  /** The output's domain check: an aggregated report's citations, flow 5's indicator requests. */
   check?: OutputCheck;
   /** Absent for an aggregated report. */
   timeframe?: Timeframe;
@@ -38,7 +39,9 @@ export async function prepareTimeframeReport(
     });
   }
   const previous = await context.upstream('previousReports');
+  const indicators = await context.upstream('indicators');
   const images = await runtime.readCharts(charts.artifact, (uri) => context.artifacts.read(uri));
+  const requestable = requestableIndicators(plan, run, context.step);
   const assembled = runtime.assemble(plan, {
     identity: { runId: run.runId, stepId, symbol: run.scope.symbol, timeframe },
     context: {
@@ -46,10 +49,15 @@ export async function prepareTimeframeReport(
       chartsManifest: { uri: charts.uri, json: charts.bytes },
       charts: images,
       previousReports: previous.map((p) => ({ stepId: p.stepId, uri: p.uri, json: p.bytes })),
+      indicators: indicators.map((i) => ({ stepId: i.stepId, uri: i.uri, json: i.bytes })),
     },
+    ...(requestable === undefined ? {} : { requestableIndicators: requestable }),
   });
   return {
     assembled,
+    ...(requestable === undefined
+      ? {}
+      : { check: indicatorRequestCheck(runTimeframes(run), requestable.length > 0) }),
     timeframe,
     asOf: run.scope.asOf ?? ohlcv.artifact.asOf,
     sources: {

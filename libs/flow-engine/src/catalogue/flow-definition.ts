@@ -66,6 +66,11 @@ export interface FlowDefinition {
    * run document says exactly what it was built from. Throws InvalidRequestError.
    */
   resolveScope(scope: RunScope): RunScope;
+  /**
+   * Flow 5: the run may grow at run time (an LLM step's indicator request). Its runs are created
+   * with `expansionLimits`; a run without them never expands.
+   */
+  dynamicSteps?: boolean;
   /** The step graph for a resolved scope. Pure and deterministic. */
   build(scope: RunScope, ctx: FlowBuildContext): StepSpecs;
   /**

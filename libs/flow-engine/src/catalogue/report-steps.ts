@@ -77,14 +77,17 @@ export function reportScope(settings: ReportSettings, timeframes: Timeframe[]): 
  * The effective LLM request profile (seed 002: authoritative, no worker-side overrides): single
  * candidate, JSON output validated against the llm_report_output_v1 schema.
  */
-export function llmReportProfile(settings: ReportSettings): LlmProfile {
+export function llmReportProfile(
+  settings: ReportSettings,
+  schemaId: string = LLM_REPORT_OUTPUT_SCHEMA_ID,
+): LlmProfile {
   return {
     modelName: settings.modelName,
     temperature: settings.temperature ?? DEFAULT_TEMPERATURE,
     maxOutputTokens: settings.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     candidateCount: 1,
     responseMimeType: 'application/json',
-    structuredOutput: { schemaId: LLM_REPORT_OUTPUT_SCHEMA_ID },
+    structuredOutput: { schemaId },
   };
 }
 
@@ -145,6 +148,7 @@ export function addTimeframeReport(
   timeframe: Timeframe,
   promptId: string,
   previousReportStepIds: readonly string[] = [],
+  outputSchemaId: string = LLM_REPORT_OUTPUT_SCHEMA_ID,
 ): TimeframeReportSteps {
   const { ohlcvStepId, chartsStepId } = addTimeframeCharts(specs, settings, timeframe);
   const reportStepId = buildStepId({
@@ -155,7 +159,7 @@ export function addTimeframeReport(
   const reportInputs: LlmReportInputs = {
     ohlcvStepId,
     chartsManifestStepId: chartsStepId,
-    llm: { promptId, llmProfile: { ...llmReportProfile(settings) } },
+    llm: { promptId, llmProfile: { ...llmReportProfile(settings, outputSchemaId) } },
   };
   if (previousReportStepIds.length > 0) {
     reportInputs.previousReportStepIds = [...previousReportStepIds];

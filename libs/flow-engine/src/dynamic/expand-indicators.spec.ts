@@ -1,4 +1,4 @@
-import type { FlowRun, Timeframe } from '@tda/contracts';
+import { validate, type FlowRun, type Timeframe } from '@tda/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRun } from '../catalogue';
@@ -72,16 +72,30 @@ describe('expandIndicatorRequests (flow 5)', () => {
         const followUp = first.added.at(-1) ?? '';
         const indicatorSteps = first.added.slice(0, -1);
         expect(indicatorSteps).toHaveLength(requests.length);
-        expect(run.steps[followUp]?.dependsOn).toEqual([stepId, ...indicatorSteps]);
+        const requesting = RUN.steps[stepId];
+        expect(run.steps[followUp]?.dependsOn).toEqual([
+          ...(requesting?.dependsOn ?? []),
+          stepId,
+          ...indicatorSteps,
+        ]);
+        expect(run.steps[followUp]?.inputs).toMatchObject({
+          llm: requesting?.inputs['llm'],
+          indicatorStepIds: indicatorSteps,
+          previousReportStepIds: expect.arrayContaining([stepId]) as unknown,
+        });
+        expect(validate.flowRun(run).ok).toBe(true);
         for (const id of first.added) expect(run.steps[id]?.addedBy).toEqual({ stepId, depth: 1 });
         for (const id of indicatorSteps) {
           const tf = run.steps[id]?.timeframe;
           expect(run.steps[id]?.dependsOn).toEqual([`ohlcv_export:${String(tf)}`]);
           expect(id).toMatch(/^indicators_on_demand:(1w|1d|4h):req_[0-9a-f]{10}$/);
         }
-        // What waited for the first answer now also waits for the follow-up.
+        // What waited for the first answer now waits for the follow-up and reads it instead.
         for (const [id, step] of Object.entries(RUN.steps)) {
-          if (step.dependsOn.includes(stepId)) expect(run.steps[id]?.dependsOn).toContain(followUp);
+          if (!step.dependsOn.includes(stepId)) continue;
+          expect(run.steps[id]?.dependsOn).toContain(followUp);
+          expect(JSON.stringify(run.steps[id]?.inputs)).not.toContain(`"${stepId}"`);
+          expect(JSON.stringify(run.steps[id]?.inputs)).toContain(`"${followUp}"`);
         }
       }),
       { numRuns: 200 },

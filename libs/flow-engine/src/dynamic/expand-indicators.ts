@@ -159,21 +159,57 @@ export function expandIndicatorRequests(
     indicatorIds.push(id);
   }
   const followUp = followUpId(requesting, hash);
-  const followUpStep: FlowStep = {
+  patch[stepPath(followUp)] = followUpStep(requestingStepId, requesting, indicatorIds, ts, addedBy);
+  for (const [id, step] of Object.entries(run.steps)) {
+    if (step.status !== 'PENDING' || !step.dependsOn.includes(requestingStepId)) continue;
+    patch[stepPath(id, 'dependsOn')] = [...step.dependsOn, followUp];
+    patch[stepPath(id, 'inputs')] = replaceReference(step.inputs, requestingStepId, followUp);
+  }
+  return { kind: 'expand', patch, added: [...indicatorIds, followUp] };
+}
+
+/**
+ * The follow-up: the requesting step again (same type, timeframe, prompt and profile), given the
+ * first answer as an earlier report and the indicator steps' values.
+ */
+function followUpStep(
+  requestingStepId: string,
+  requesting: FlowStep,
+  indicatorIds: string[],
+  ts: string,
+  addedBy: { stepId: string; depth: number },
+): FlowStep {
+  const previous = requesting.inputs['previousReportStepIds'];
+  return {
     stepType: requesting.stepType,
     status: 'PENDING',
     ...(requesting.timeframe === undefined ? {} : { timeframe: requesting.timeframe }),
-    dependsOn: [requestingStepId, ...indicatorIds],
-    inputs: { ...requesting.inputs },
+    dependsOn: [...requesting.dependsOn, requestingStepId, ...indicatorIds],
+    inputs: {
+      ...requesting.inputs,
+      previousReportStepIds: [
+        ...(Array.isArray(previous) ? (previous as unknown[]) : []),
+        requestingStepId,
+      ],
+      indicatorStepIds: indicatorIds,
+    },
     outputs: {},
     createdAt: ts,
     attempt: 0,
     addedBy,
   };
-  patch[stepPath(followUp)] = followUpStep;
-  for (const [id, step] of Object.entries(run.steps)) {
-    if (step.status !== 'PENDING' || !step.dependsOn.includes(requestingStepId)) continue;
-    patch[stepPath(id, 'dependsOn')] = [...step.dependsOn, followUp];
-  }
-  return { kind: 'expand', patch, added: [...indicatorIds, followUp] };
+}
+
+/**
+ * A dependent's inputs with the requesting step replaced by its follow-up, so the next report and
+ * the recommendation read the answer that had the indicators (top-level stepId fields and lists).
+ */
+function replaceReference(
+  inputs: FlowStep['inputs'],
+  from: string,
+  to: string,
+): FlowStep['inputs'] {
+  const swap = (value: unknown): unknown =>
+    value === from ? to : Array.isArray(value) ? value.map((item) => swap(item)) : value;
+  return Object.fromEntries(Object.entries(inputs).map(([key, value]) => [key, swap(value)]));
 }

@@ -1,4 +1,9 @@
-import { TIMEFRAMES, type Timeframe } from '@tda/contracts';
+import {
+  TIMEFRAMES,
+  type IndicatorRequest,
+  type IndicatorSpec,
+  type Timeframe,
+} from '@tda/contracts';
 import {
   INDICATOR_CATALOGUE,
   INDICATOR_NAMES,
@@ -6,17 +11,8 @@ import {
   MAX_REQUESTS_PER_STEP,
 } from './indicator-catalogue';
 
-/** One indicator with every parameter given (defaults filled). */
-export interface IndicatorSpec {
-  name: string;
-  params: Record<string, number>;
-}
-
-/** Indicators for one timeframe of the run. */
-export interface IndicatorRequest {
-  timeframe: Timeframe;
-  indicators: IndicatorSpec[];
-}
+/** Checked requests: IndicatorRequest / IndicatorSpec of flow_run.schema.json (defaults filled). */
+export type { IndicatorRequest, IndicatorSpec };
 
 export type RequestCheck =
   | { ok: true; requests: IndicatorRequest[] }
@@ -124,7 +120,9 @@ export function checkIndicatorRequests(
       if (indicators.some((x) => JSON.stringify(x) === JSON.stringify(read))) continue;
       indicators.push(read);
     }
-    requests.push({ timeframe: timeframe as Timeframe, indicators });
+    const [first, ...rest] = indicators;
+    if (first === undefined) return refuse(`${at}.indicators is empty`);
+    requests.push({ timeframe: timeframe as Timeframe, indicators: [first, ...rest] });
   }
   return { ok: true, requests };
 }

@@ -92,6 +92,8 @@ export class RunWriter {
       newlyReady: decision.newlyReady,
       newlySkipped: decision.newlySkipped,
       newlyCancelled: decision.newlyCancelled,
+      // Flow 5: the dynamic steps this write inserted (addedBy on each names who asked).
+      ...(decision.newlyAdded.length === 0 ? {} : { newlyAdded: decision.newlyAdded }),
       ...(decision.runError === undefined ? {} : { errorCode: decision.runError.code }),
     });
   }

@@ -67,6 +67,14 @@ function StepFacts({ step, now }: { step: RunStep; now: number }) {
   const worker = step.outputs.execution?.worker;
   return (
     <dl className="facts">
+      {step.addedBy !== undefined && (
+        <div className="fact">
+          <dt>Added by</dt>
+          <dd>
+            {step.addedBy.stepId} (at run time, expansion depth {step.addedBy.depth})
+          </dd>
+        </div>
+      )}
       <div className="fact">
         <dt>Attempt</dt>
         <dd>
