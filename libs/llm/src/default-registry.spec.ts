@@ -1,6 +1,6 @@
 import { validate } from '@tda/contracts';
 import { loadExample } from '@tda/contracts/testing';
-import { getFlow, listFlows } from '@tda/flow-engine';
+import { getFlow, INDICATOR_NAMES, listFlows } from '@tda/flow-engine';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_AGGREGATE_PROMPT_ID,
@@ -94,12 +94,32 @@ describe('default registry content', () => {
       'prompt_multi_tf_v1',
       'prompt_reco_v1',
       'prompt_aggregate_v1',
+      'prompt_multi_tf_indicators_v1',
+      'prompt_reco_news_v1',
     ]);
     expect(DEFAULT_SCHEMAS.map((s) => s.schemaId)).toEqual([
       'llm_report_output_v1',
       'llm_recommendation_output_v1',
       'llm_aggregate_report_output_v1',
+      'llm_report_output_v2',
+      'llm_recommendation_output_v2',
     ]);
+  });
+
+  it('gives flow 5 the report format plus optional indicator requests from the catalogue', () => {
+    const [v1, v2] = ['llm_report_output_v1', 'llm_report_output_v2'].map(
+      (id) =>
+        DEFAULT_SCHEMAS.find((s) => s.schemaId === id)?.jsonSchema as {
+          required: string[];
+          properties: Record<string, { items?: unknown }>;
+        },
+    );
+    expect(checkReportSchemaInvariants(v2)).toEqual([]);
+    expect(v2?.required).toEqual(v1?.required);
+    const { indicatorRequests, ...rest } = v2?.properties ?? {};
+    expect(rest).toEqual(v1?.properties);
+    const names = JSON.stringify(indicatorRequests).match(/"enum":\["RSI"[^\]]*\]/)?.[0];
+    expect(names).toBe(`"enum":${JSON.stringify(INDICATOR_NAMES)}`);
   });
 
   it('gives the aggregated report the report format plus required citations, and a prompt that asks for them', () => {

@@ -46,6 +46,10 @@ export interface LlmStructuredContext {
   chartsManifest?: unknown;
   /** Parsed llm_report_file artifacts of previous reports. */
   previousReports?: unknown[];
+  /** Flow 5: parsed indicator_values artifacts given to a follow-up report. */
+  indicatorValues?: unknown[];
+  /** Flow 5: the step may add indicatorRequests (the prompt lists the catalogue). */
+  mayRequestIndicators?: boolean;
   /** What an LLM_RECOMMENDATION is computed from (read by the offline recommender). */
   recommendation?: RecommendationContext;
   /** What an aggregated report (flow 3) synthesises (read by the offline analyst). */
@@ -70,6 +74,8 @@ export interface RecommendationContext {
   reports: { reportId: string; stepId: string; timeframe?: string; report: unknown }[];
   /** The parsed account_snapshot, when the step reads one. */
   account?: unknown;
+  /** Flow 6: the parsed news_export, when the step reads one (untrusted text). */
+  news?: unknown;
   /** The limits the output is checked against (the account's, or the default). */
   riskLimits: { maxPositionFraction: number; maxRiskPerTradeFraction?: number };
 }

@@ -3,6 +3,7 @@ import type { ChartsManifest, ErrorCode, LlmPrompt, LlmSchemaKind } from '@tda/c
 import { logEvent, type Logger } from '@tda/observability';
 import type { LlmClient, LlmProvider, LlmUsageMetadata } from './llm-client.port';
 import { ContextArtifactMissingError, PromptNotFoundError } from './llm.errors';
+import { promptLeakCheck } from './prompt-leak.check';
 import { resolveLlmProfile, type EffectiveLlmConfig } from './llm-profile';
 import type { PromptRegistry } from './prompt-registry.port';
 import {
@@ -210,6 +211,9 @@ export class LlmStepRuntime {
     step: { deadline: Date; signal: AbortSignal; now: () => Date; check?: OutputCheck },
   ): Promise<LlmGeneration> {
     const { config } = plan;
+    // Every step: no quoting of its own instructions, then the step's rules.
+    const leak = promptLeakCheck(plan.prompt);
+    const check: OutputCheck = (output) => [...leak(output), ...(step.check?.(output) ?? [])];
     const pipeline = new StructuredOutputPipeline({
       client: this.client,
       request: {
@@ -229,7 +233,7 @@ export class LlmStepRuntime {
       sleep: this.options.sleep ?? abortableSleep,
       ...(this.options.logger === undefined ? {} : { logger: this.options.logger }),
       ...(this.options.policy === undefined ? {} : { policy: this.options.policy }),
-      ...(step.check === undefined ? {} : { check: step.check }),
+      check,
     });
     const result = await pipeline.run();
     const llm = llmExecution(plan.identity, result);

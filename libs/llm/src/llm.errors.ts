@@ -46,7 +46,11 @@ export type ContextArtifactKind =
   /** An input report of a recommendation. */
   | 'report'
   /** The account snapshot of a recommendation. */
-  | 'account';
+  | 'account'
+  /** Indicator values computed for a follow-up report (flow 5). */
+  | 'indicators'
+  /** The news export of a run (flow 6): untrusted text. */
+  | 'news';
 
 /** A context artifact the prompt cannot be built from (not JSON, not a PNG, ...). */
 export class ContextInputError extends TdaError {

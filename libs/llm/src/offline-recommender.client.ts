@@ -3,6 +3,7 @@ import { validate, type AccountSnapshot } from '@tda/contracts';
 import { positionFacts } from '@tda/step-types';
 import { LlmCallError, type LlmClient, type LlmRequest, type LlmResponse } from './llm-client.port';
 import { conformToSchema } from './offline-analyst.client';
+import { withOfflineNews } from './offline-news';
 import { buildOfflineRecommendation, type ReportView } from './offline-recommendation';
 
 export const OFFLINE_RECOMMENDER_MODEL_VERSION = 'offline-recommender-v1';
@@ -85,7 +86,7 @@ export class OfflineRecommenderClient implements LlmClient {
       }
       account = checked.value;
     }
-    const recommendation = buildOfflineRecommendation({
+    const built = buildOfflineRecommendation({
       symbol: context.symbol,
       lastClose: reco.lastClose,
       reports: reco.reports.map((r) => reportView(r.reportId, r.timeframe, r.report)),
@@ -93,6 +94,7 @@ export class OfflineRecommenderClient implements LlmClient {
       riskLimits: reco.riskLimits,
       hasAccount: account !== undefined,
     });
+    const recommendation = withOfflineNews(built, reco.news);
     const schema = request.generationConfig.responseJsonSchema;
     const output = schema === undefined ? recommendation : conformToSchema(recommendation, schema);
     const text = JSON.stringify(output);

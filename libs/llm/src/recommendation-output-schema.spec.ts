@@ -1,7 +1,7 @@
 import { validate } from '@tda/contracts';
 import { loadExample, readSchema } from '@tda/contracts/testing';
 import { describe, expect, it } from 'vitest';
-import { defaultRecommendationSchema } from './default-registry';
+import { DEFAULT_SCHEMAS, defaultRecommendationSchema } from './default-registry';
 import { checkRecommendationSchemaInvariants, OutputSchemaValidatorCache } from './output-schema';
 
 type Node = Record<string, unknown>;
@@ -76,7 +76,18 @@ describe('llm_recommendation_output_v1 (registry) mirrors llm_recommendation.sch
   const contract = readSchema('llm_recommendation');
 
   it('agrees with the contract on every type, required field, property and enum', () => {
-    expect(shapes(registry.jsonSchema)).toEqual(shapes(contract));
+    // v1 is the contract without flow 6's optional rationale.newsCitations; v2 is all of it.
+    const withoutNews = shapes(contract)
+      .filter((s) => !s.path.startsWith('/rationale/newsCitations'))
+      .map((s) =>
+        s.path === '/rationale'
+          ? { ...s, properties: s.properties.filter((p) => p !== 'newsCitations') }
+          : s,
+      );
+    expect(shapes(registry.jsonSchema)).toEqual(withoutNews);
+    const v2 = DEFAULT_SCHEMAS.find((s) => s.schemaId === 'llm_recommendation_output_v2');
+    expect(shapes(v2?.jsonSchema)).toEqual(shapes(contract));
+    expect(checkRecommendationSchemaInvariants(v2?.jsonSchema ?? {})).toEqual([]);
   });
 
   it('validates the contract example with both schemas', () => {

@@ -6,5 +6,7 @@ export * from './llm-report.step-type';
 export * from './account-export.step-type';
 export * from './llm-recommendation.invariants';
 export * from './llm-recommendation.step-type';
+export * from './indicators-on-demand.step-type';
+export * from './news-export.step-type';
 export * from './step-types.registry';
 export * from './step-types.docs';

@@ -231,6 +231,7 @@ describe('llmRecommendationFileProblem (the descriptor’s artifact check)', () 
       ohlcv: { field: 'ohlcvStepId', stepType: 'OHLCV_EXPORT' },
       reports: { field: 'reportStepIds', stepType: 'LLM_REPORT', many: true },
       account: { field: 'accountStepId', stepType: 'ACCOUNT_EXPORT', optional: true },
+      news: { field: 'newsStepId', stepType: 'NEWS_EXPORT', optional: true },
     });
   });
 });

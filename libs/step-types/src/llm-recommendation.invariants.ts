@@ -63,6 +63,12 @@ export interface RecommendationFacts {
   lastClose: number;
   /** The reportIds the inputs offered: the only ones a citation may name. */
   reportIds: readonly string[];
+  /**
+   * Flow 6: the urls of the news document's items, the only ones a news citation may name;
+   * null = the step read no news (it may cite none); undefined = unknown (the written file does
+   * not hold the news: the rule is not checked).
+   */
+  newsUrls?: readonly string[] | null;
   riskLimits: Pick<AppliedRiskLimits, 'maxPositionFraction' | 'maxRiskPerTradeFraction'>;
   /**
    * The position in the symbol: null = none (REDUCE is impossible); undefined = unknown (the
@@ -267,6 +273,26 @@ function checkBand(output: LlmRecommendation, lastClose: number, push: Push): vo
   }
 }
 
+function checkNewsCitations(
+  output: LlmRecommendation,
+  newsUrls: readonly string[] | null | undefined,
+  push: Push,
+): void {
+  if (newsUrls === undefined) return;
+  const known = new Set(newsUrls ?? []);
+  (output.rationale.newsCitations ?? []).forEach((citation, i) => {
+    if (!known.has(citation.url)) {
+      push(
+        'news_citations_cite_inputs',
+        `/rationale/newsCitations/${i}/url`,
+        newsUrls === null
+          ? 'this step read no news: omit newsCitations'
+          : 'every news citation must name the url of an item in the news document, exactly',
+      );
+    }
+  });
+}
+
 function checkCitations(output: LlmRecommendation, reportIds: readonly string[], push: Push): void {
   const known = new Set(reportIds);
   output.rationale.citations.forEach((citation, i) => {
@@ -286,7 +312,7 @@ function checkCitations(output: LlmRecommendation, reportIds: readonly string[],
  * the targets on the action's side of the entry (REDUCE: against the position), targets nearest
  * first; the size within the position limit and the per-trade risk limit (REDUCE: within the
  * position instead, and only with a position); every level within the plausibility band around the
- * last close; every citation names an input report.
+ * last close; every citation names an input report, every news citation an item of the news.
  */
 export function recommendationViolations(
   output: LlmRecommendation,
@@ -300,6 +326,7 @@ export function recommendationViolations(
   checkSize(output, facts, side, push);
   checkBand(output, facts.lastClose, push);
   checkCitations(output, facts.reportIds, push);
+  checkNewsCitations(output, facts.newsUrls, push);
   return violations;
 }
 
@@ -321,6 +348,8 @@ const OUTPUT_FIELDS = new Set([
   'rationale',
   'summary',
   'citations',
+  'newsCitations',
+  'url',
   'reportId',
   'claim',
   'risks',

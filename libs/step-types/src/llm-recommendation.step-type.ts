@@ -26,6 +26,8 @@ export const LLM_RECOMMENDATION_STEP = defineStepType({
     ohlcv: { field: 'ohlcvStepId', stepType: 'OHLCV_EXPORT' },
     reports: { field: 'reportStepIds', stepType: 'LLM_REPORT', many: true },
     account: { field: 'accountStepId', stepType: 'ACCOUNT_EXPORT', optional: true },
+    // Flow 6: headlines in the run's window, given to the model as untrusted text.
+    news: { field: 'newsStepId', stepType: 'NEWS_EXPORT', optional: true },
   },
   policy: { ...DEFAULT_STEP_POLICY, timeoutMs: 780_000 },
   deploy: {

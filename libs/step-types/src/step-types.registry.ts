@@ -1,8 +1,10 @@
 import type { StepType } from '@tda/contracts';
 import { ACCOUNT_EXPORT_STEP } from './account-export.step-type';
 import { CHART_EXPORT_STEP } from './chart-export.step-type';
+import { INDICATORS_ON_DEMAND_STEP } from './indicators-on-demand.step-type';
 import { LLM_RECOMMENDATION_STEP } from './llm-recommendation.step-type';
 import { LLM_REPORT_STEP } from './llm-report.step-type';
+import { NEWS_EXPORT_STEP } from './news-export.step-type';
 import { OHLCV_EXPORT_STEP } from './ohlcv-export.step-type';
 import type { AnyStepTypeDescriptor, ArtifactContract } from './step-type.descriptor';
 
@@ -16,6 +18,8 @@ export const STEP_TYPE_DESCRIPTORS = [
   LLM_REPORT_STEP,
   LLM_RECOMMENDATION_STEP,
   ACCOUNT_EXPORT_STEP,
+  INDICATORS_ON_DEMAND_STEP,
+  NEWS_EXPORT_STEP,
 ] as const;
 
 type Registered = (typeof STEP_TYPE_DESCRIPTORS)[number];

@@ -1,7 +1,9 @@
 import { accountExportWorker } from '@tda/service-worker-account-export';
 import { chartExportWorker } from '@tda/service-worker-chart-export';
+import { indicatorsOnDemandWorker } from '@tda/service-worker-indicators';
 import { llmRecommendationWorker } from '@tda/service-worker-llm-recommendation';
 import { llmReportWorker } from '@tda/service-worker-llm-report';
+import { newsExportWorker } from '@tda/service-worker-news-export';
 import { ohlcvExportWorker } from '@tda/service-worker-ohlcv-export';
 import type { AnyWorkerDefinition } from '@tda/worker-kit';
 
@@ -16,4 +18,6 @@ export const LOCAL_WORKERS: readonly AnyWorkerDefinition[] = [
   llmReportWorker,
   llmRecommendationWorker,
   accountExportWorker,
+  indicatorsOnDemandWorker,
+  newsExportWorker,
 ];

@@ -105,6 +105,7 @@ function recommendationResult(
       ...(account === undefined
         ? {}
         : { accountGcsUri: account.uri, accountId: account.snapshot.accountId }),
+      ...(prepared.newsUri === undefined ? {} : { newsGcsUri: prepared.newsUri }),
     },
   });
   checkFile(file, execution);

@@ -44,6 +44,8 @@ export interface PreparedRecommendation {
   ohlcvUri: string;
   reports: RecommendationReport[];
   account: RecommendationAccount | undefined;
+  /** Flow 6: the news export given as untrusted text, when the inputs name one. */
+  newsUri: string | undefined;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function prepareRecommendation(
   const market = marketAt(run.scope.asOf, ohlcv);
   const account = accountOf(await context.upstream('account'), market.asOf);
   const riskLimits = appliedRiskLimits(account?.snapshot);
+  const news = await context.upstream('news');
   const assembled = runtime.assembleRecommendation(plan, {
     identity: { runId: run.runId, stepId, symbol },
     market,
@@ -78,6 +81,7 @@ export async function prepareRecommendation(
             json: account.bytes,
           },
         }),
+    ...(news === undefined ? {} : { news: { uri: news.uri, json: news.bytes } }),
     riskLimits,
   });
   const facts: RecommendationFacts = {
@@ -85,9 +89,11 @@ export async function prepareRecommendation(
     reportIds: reports.map((r) => r.reportId),
     riskLimits,
     position: positionFacts(account?.snapshot, symbol),
+    newsUrls: news === undefined ? null : news.artifact.items.map((item) => item.url),
   };
   const check: OutputCheck = (output) => recommendationOutputViolations(output, facts);
-  return { assembled, check, market, riskLimits, ohlcvUri: ohlcv.uri, reports, account };
+  const newsUri = news?.uri;
+  return { assembled, check, market, riskLimits, ohlcvUri: ohlcv.uri, reports, account, newsUri };
 }
 
 /** The reportId is the one the orchestrator indexes the report under (seed 001). */

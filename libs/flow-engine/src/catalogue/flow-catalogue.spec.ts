@@ -45,7 +45,7 @@ const WEEK = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
 
 /** Scope fields a flow requires beyond the symbol. */
 function extra(flowKey: string): Record<string, unknown> {
-  if (flowKey === 'recommendation_with_account_v1') return { accountId: 'demo' };
+  if (flowKey.startsWith('recommendation_with_')) return { accountId: 'demo' };
   if (flowKey === 'aggregated_report_v1') return { reportRefs: [AGGREGATE_REF] };
   return {};
 }
@@ -65,6 +65,8 @@ describe('flow catalogue', () => {
       'aggregated_report_v1',
       'market_charts_v1',
       'recommendation_with_account_v1',
+      'recommendation_with_indicators_v1',
+      'recommendation_with_news_v1',
       'scheduled_month_week_report_v1',
       'user_multi_tf_report_v1',
     ]);
@@ -82,6 +84,8 @@ describe('flow catalogue', () => {
           'aggregated_report_v1',
           'market_charts_v1',
           'recommendation_with_account_v1',
+          'recommendation_with_indicators_v1',
+          'recommendation_with_news_v1',
           'scheduled_month_week_report_v1',
           'user_multi_tf_report_v1',
         ],

@@ -8,6 +8,7 @@ import {
   type RunTrigger,
 } from '@tda/contracts';
 import { validateRunGraph } from '../dag';
+import { DEFAULT_EXPANSION_LIMITS, type ExpansionLimits } from '../dynamic/expand-indicators';
 import { FlowRunInvalidError, InvalidRequestError, UnknownFlowKeyError } from '../errors';
 import { generateRunId, type RandomSource } from '../ids';
 import { computeProgress } from '../run-status';
@@ -17,6 +18,8 @@ import { marketDataNeeds } from './market-data-needs';
 import { aggregatedReportFlow } from './aggregated-report.flow';
 import { marketChartsFlow } from './market-charts.flow';
 import { recommendationWithAccountFlow } from './recommendation-with-account.flow';
+import { recommendationWithIndicatorsFlow } from './recommendation-with-indicators.flow';
+import { recommendationWithNewsFlow } from './recommendation-with-news.flow';
 import { scheduledMonthWeekReportFlow } from './scheduled-month-week-report.flow';
 import { userMultiTfReportFlow } from './user-multi-tf-report.flow';
 
@@ -67,6 +70,8 @@ export interface CreateRunInput {
   idempotencyKey?: string;
   /** Run timeout: deadlineAt = now + deadlineSeconds (advance fails the run with RUN_TIMEOUT). */
   deadlineSeconds?: number;
+  /** Flow 5: the bounds a run of a flow with dynamic steps is created with (default 12 / 1). */
+  expansionLimits?: ExpansionLimits;
   now: Date;
   /** For the runId suffix. */
   random: RandomSource;
@@ -204,6 +209,9 @@ export class FlowCatalogue {
     if (input.deadlineSeconds !== undefined) {
       run.deadlineAt = addMs(input.now, input.deadlineSeconds * 1000);
     }
+    if (flow.dynamicSteps === true) {
+      run.expansionLimits = { ...(input.expansionLimits ?? DEFAULT_EXPANSION_LIMITS) };
+    }
     run.progress = computeProgress(run);
     const checked = validate.flowRun(run);
     if (!checked.ok) {
@@ -275,6 +283,8 @@ export const flowCatalogue = new FlowCatalogue([
   marketChartsFlow,
   recommendationWithAccountFlow,
   aggregatedReportFlow,
+  recommendationWithIndicatorsFlow,
+  recommendationWithNewsFlow,
 ]);
 
 export function getFlow(flowKey: string): FlowDefinition {

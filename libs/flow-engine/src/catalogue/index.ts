@@ -6,6 +6,8 @@ export * from './scheduled-month-week-report.flow';
 export * from './user-multi-tf-report.flow';
 export * from './market-charts.flow';
 export * from './recommendation-with-account.flow';
+export * from './recommendation-with-indicators.flow';
+export * from './recommendation-with-news.flow';
 export * from './market-data-needs';
 export * from './aggregated-report.flow';
 export * from './scope-schema';

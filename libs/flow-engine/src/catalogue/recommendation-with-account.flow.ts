@@ -31,7 +31,7 @@ function readAccountId(scope: RunScope): string {
   return raw;
 }
 
-function resolve(scope: RunScope): RunScope {
+export function resolveRecommendationScope(scope: RunScope): RunScope {
   assertKnownKeys(scope, [...REPORT_SCOPE_FIELDS, 'accountId']);
   const timeframes = readTimeframes(scope, DEFAULT_RECOMMENDATION_TIMEFRAMES);
   return {
@@ -62,54 +62,112 @@ export const recommendationWithAccountFlow: FlowDefinition = {
     required: ['symbol', 'accountId'],
     timeframes: DEFAULT_RECOMMENDATION_TIMEFRAMES,
   }),
-  resolveScope: resolve,
-  build(scope) {
-    const resolved = resolve(scope);
-    const settings = readReportSettings(resolved);
-    const specs: StepSpecs = {};
-    const reportStepIds: string[] = [];
-    let shortestOhlcv = '';
-    for (const timeframe of resolved.timeframes ?? []) {
-      const previous = reportStepIds.slice(-1);
-      const steps = addTimeframeReport(
-        specs,
-        settings,
-        timeframe,
-        RECOMMENDATION_REPORT_PROMPT_ID,
-        previous,
-      );
-      reportStepIds.push(steps.reportStepId);
-      shortestOhlcv = steps.ohlcvStepId;
-    }
-    const [firstReport, ...laterReports] = reportStepIds;
-    if (firstReport === undefined) {
-      throw new FlowRunInvalidError('a recommendation needs at least one report', {
-        flowKey: RECOMMENDATION_FLOW_KEY,
-      });
-    }
-    const accountStepId = buildStepId({ stepType: 'ACCOUNT_EXPORT' });
-    specs[accountStepId] = {
-      stepType: 'ACCOUNT_EXPORT',
+  resolveScope: resolveRecommendationScope,
+  build: (scope) =>
+    buildRecommendationSteps(scope, { reports: { promptId: RECOMMENDATION_REPORT_PROMPT_ID } }),
+};
+
+/** How a recommendation run asks its LLM steps (flow 4: prompt_multi_tf_v1 and prompt_reco_v1). */
+export interface RecommendationFlowOptions {
+  reports: { promptId: string; outputSchemaId?: string };
+  recommendation?: { promptId: string; outputSchemaId: string };
+  /** Flow 6: a `news_export` step whose headlines the recommendation reads (untrusted text). */
+  news?: boolean;
+}
+
+/**
+ * The steps of flow 4 (and of the flows built on it): the reports per timeframe, the account
+ * snapshot (and in flow 6 the news export) and the recommendation.
+ */
+export function buildRecommendationSteps(
+  scope: RunScope,
+  options: RecommendationFlowOptions,
+): StepSpecs {
+  const resolved = resolveRecommendationScope(scope);
+  const settings = readReportSettings(resolved);
+  const specs: StepSpecs = {};
+  const reportStepIds: string[] = [];
+  let shortestOhlcv = '';
+  for (const timeframe of resolved.timeframes ?? []) {
+    const previous = reportStepIds.slice(-1);
+    const { promptId, outputSchemaId } = options.reports;
+    const steps = addTimeframeReport(
+      specs,
+      settings,
+      timeframe,
+      promptId,
+      previous,
+      outputSchemaId,
+    );
+    reportStepIds.push(steps.reportStepId);
+    shortestOhlcv = steps.ohlcvStepId;
+  }
+  const accountStepId = buildStepId({ stepType: 'ACCOUNT_EXPORT' });
+  specs[accountStepId] = {
+    stepType: 'ACCOUNT_EXPORT',
+    dependsOn: [],
+    inputs: { accountId: readAccountId(resolved), symbol: settings.symbol },
+  };
+  let newsStepId: string | undefined;
+  if (options.news === true) {
+    newsStepId = buildStepId({ stepType: 'NEWS_EXPORT' });
+    specs[newsStepId] = {
+      stepType: 'NEWS_EXPORT',
       dependsOn: [],
-      inputs: { accountId: readAccountId(resolved), symbol: settings.symbol },
+      inputs: { symbol: settings.symbol },
     };
-    const recoStepId = buildStepId({
-      stepType: 'LLM_RECOMMENDATION',
-      variant: [RECOMMENDATION_PROMPT_ID, modelVariant(settings.modelName)],
+  }
+  addRecommendation(specs, settings, options, {
+    ohlcvStepId: shortestOhlcv,
+    reportStepIds,
+    accountStepId,
+    ...(newsStepId === undefined ? {} : { newsStepId }),
+  });
+  return specs;
+}
+
+/** The recommendation step: it depends on every input it names. */
+function addRecommendation(
+  specs: StepSpecs,
+  settings: ReportSettings,
+  options: RecommendationFlowOptions,
+  refs: {
+    ohlcvStepId: string;
+    reportStepIds: string[];
+    accountStepId: string;
+    newsStepId?: string;
+  },
+): void {
+  const [firstReport, ...laterReports] = refs.reportStepIds;
+  if (firstReport === undefined) {
+    throw new FlowRunInvalidError('a recommendation needs at least one report', {
+      flowKey: RECOMMENDATION_FLOW_KEY,
     });
-    specs[recoStepId] = {
-      stepType: 'LLM_RECOMMENDATION',
-      dependsOn: [shortestOhlcv, ...reportStepIds, accountStepId],
-      inputs: {
-        ohlcvStepId: shortestOhlcv,
-        reportStepIds: [firstReport, ...laterReports],
-        accountStepId,
-        llm: {
-          promptId: RECOMMENDATION_PROMPT_ID,
-          llmProfile: { ...llmRecommendationProfile(settings) },
+  }
+  const promptId = options.recommendation?.promptId ?? RECOMMENDATION_PROMPT_ID;
+  const profile = llmRecommendationProfile(settings);
+  const recoStepId = buildStepId({
+    stepType: 'LLM_RECOMMENDATION',
+    variant: [promptId, modelVariant(settings.modelName)],
+  });
+  const news = refs.newsStepId === undefined ? [] : [refs.newsStepId];
+  specs[recoStepId] = {
+    stepType: 'LLM_RECOMMENDATION',
+    dependsOn: [refs.ohlcvStepId, ...refs.reportStepIds, refs.accountStepId, ...news],
+    inputs: {
+      ohlcvStepId: refs.ohlcvStepId,
+      reportStepIds: [firstReport, ...laterReports],
+      accountStepId: refs.accountStepId,
+      ...(refs.newsStepId === undefined ? {} : { newsStepId: refs.newsStepId }),
+      llm: {
+        promptId,
+        llmProfile: {
+          ...profile,
+          structuredOutput: {
+            schemaId: options.recommendation?.outputSchemaId ?? LLM_RECOMMENDATION_OUTPUT_SCHEMA_ID,
+          },
         },
       },
-    };
-    return specs;
-  },
-};
+    },
+  };
+}

@@ -569,6 +569,8 @@ export interface components {
         /** @enum {string} */
         type: 'SCHEDULER' | 'USER' | 'SYSTEM' | 'DEBUG_HTTP';
         source: string;
+        scheduleId?: string;
+        slotAt?: string;
       };
       deadlineSeconds?: number;
     };
@@ -688,9 +690,9 @@ export interface components {
         };
       }[];
     };
-    /** @description A primary step artifact as stored, by step type: contracts/ohlcv_export.schema.json (OHLCV_EXPORT), contracts/charts_manifest.schema.json (CHART_EXPORT), contracts/llm_report_file.schema.json (LLM_REPORT), contracts/llm_recommendation_file.schema.json (LLM_RECOMMENDATION), contracts/account_snapshot.schema.json (ACCOUNT_EXPORT). */
+    /** @description A primary step artifact as stored, by step type: contracts/ohlcv_export.schema.json (OHLCV_EXPORT), contracts/charts_manifest.schema.json (CHART_EXPORT), contracts/llm_report_file.schema.json (LLM_REPORT), contracts/llm_recommendation_file.schema.json (LLM_RECOMMENDATION), contracts/account_snapshot.schema.json (ACCOUNT_EXPORT), contracts/indicator_values.schema.json (INDICATORS_ON_DEMAND), contracts/news_export.schema.json (NEWS_EXPORT). */
     StepArtifact: Record<string, unknown>;
-    /** @description A step's inputs, by step type: contracts/ohlcv_export_inputs.schema.json (OHLCV_EXPORT), contracts/chart_export_inputs.schema.json (CHART_EXPORT), contracts/llm_report_inputs.schema.json (LLM_REPORT), contracts/llm_recommendation_inputs.schema.json (LLM_RECOMMENDATION), contracts/account_export_inputs.schema.json (ACCOUNT_EXPORT). flow_run.schema.json selects the contract by stepType; a step whose inputs do not match fails with INVALID_STEP_INPUTS. */
+    /** @description A step's inputs, by step type: contracts/ohlcv_export_inputs.schema.json (OHLCV_EXPORT), contracts/chart_export_inputs.schema.json (CHART_EXPORT), contracts/llm_report_inputs.schema.json (LLM_REPORT), contracts/llm_recommendation_inputs.schema.json (LLM_RECOMMENDATION), contracts/account_export_inputs.schema.json (ACCOUNT_EXPORT), contracts/indicators_on_demand_inputs.schema.json (INDICATORS_ON_DEMAND), contracts/news_export_inputs.schema.json (NEWS_EXPORT). flow_run.schema.json selects the contract by stepType; a step whose inputs do not match fails with INVALID_STEP_INPUTS. */
     StepInputs: Record<string, unknown>;
     DriftItem: {
       /** @enum {string} */
@@ -1645,7 +1647,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The artifact JSON (ohlcv_export, charts_manifest, llm_report_file, llm_recommendation_file or account_snapshot contract, by step type) */
+      /** @description The artifact JSON (ohlcv_export, charts_manifest, llm_report_file, llm_recommendation_file, account_snapshot, indicator_values or news_export contract, by step type) */
       200: {
         headers: {
           [name: string]: unknown;

@@ -68,6 +68,9 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
         properties: {
           type: { type: 'string', enum: ['SCHEDULER', 'USER', 'SYSTEM', 'DEBUG_HTTP'] },
           source: { type: 'string', minLength: 1, maxLength: 200 },
+          // Set by schedules only: a trigger request naming them is refused (400).
+          scheduleId: { type: 'string', minLength: 1, maxLength: 100 },
+          slotAt: { type: 'string', pattern: TIMESTAMP_PATTERN.source },
         },
       },
       deadlineSeconds: { type: 'integer', minimum: 10, maximum: 86400 },
