@@ -7,8 +7,14 @@ import { GcsArtifactStore, LocalArtifactStore, type ArtifactStore } from '@tda/a
 import {
   createFirestore,
   FirestoreFlowRunStore,
+  FirestoreScheduleStore,
+  FirestoreSignalStore,
   InMemoryFlowRunStore,
+  InMemoryScheduleStore,
+  InMemorySignalStore,
   type FlowRunStore,
+  type ScheduleStore,
+  type SignalStore,
 } from '@tda/flow-store';
 import {
   applyTopology,
@@ -38,6 +44,10 @@ export interface Backends {
   accounts: AccountStore;
   /** api_tokens and user_identities: who may call the API (orchestrator). */
   identities: IdentityStore;
+  /** flow_schedules/{scheduleId}: flow 7 schedules (the orchestrator's ticker and API). */
+  schedules: ScheduleStore;
+  /** signals/{signalId}: flow 7 signals, create-only by (schedule, slot). */
+  signals: SignalStore;
   topology: Topology;
   /** Human-readable description of where things live (printed by the launcher). */
   describe(): string[];
@@ -85,6 +95,8 @@ export async function createBackends(
         reportIndex: new InMemoryReportIndexStore(),
         accounts: new InMemoryAccountStore(),
         identities: new InMemoryIdentityStore(),
+        schedules: new InMemoryScheduleStore(),
+        signals: new InMemorySignalStore(),
         topology,
         describe: () => [
           'backend: memory (in-process store and bus; runs are lost on exit)',
@@ -121,6 +133,8 @@ export async function createBackends(
         reportIndex: new FirestoreReportIndexStore(firestore),
         accounts: new FirestoreAccountStore(firestore),
         identities: new FirestoreIdentityStore(firestore),
+        schedules: new FirestoreScheduleStore(firestore),
+        signals: new FirestoreSignalStore(firestore),
         topology,
         describe: () =>
           emulators

@@ -26,3 +26,4 @@ export * from './current-step';
 export * from './status-summary';
 export * from './run-events';
 export * from './dynamic';
+export * from './schedules';

@@ -332,7 +332,8 @@ const ORCHESTRATOR: ServiceDeployment = {
     TDA_MAX_RUNNING_RUNS: String(environment.maxRunningRuns),
     // The console is built into the image beside main.js (tools/build: the console asset).
     TDA_CONSOLE_DIR: 'console',
-    // Cloud Scheduler's reconcile job authenticates with its own ID token (not TDA_API_TOKEN).
+    // Cloud Scheduler's jobs (reconcile, schedules tick) authenticate with their own ID token
+    // (not TDA_API_TOKEN).
     TDA_ADMIN_OIDC_AUDIENCE: 'tda-orchestrator',
     TDA_ADMIN_OIDC_SERVICE_ACCOUNT: serviceAccountEmail(SCHEDULER_ACCOUNT_ID, environment.project),
   }),

@@ -1,5 +1,6 @@
 import type { PubSub } from '@google-cloud/pubsub';
-import { buildTopology } from '@tda/messaging';
+import { buildTopology, stepReadySubscription } from '@tda/messaging';
+import { STEP_TYPE_DESCRIPTORS } from '@tda/step-types';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { loadFirestoreAssets } from './gcp/platform/firestore-assets';
@@ -9,6 +10,9 @@ import { FakeGcpApi } from './testing/fake-gcp-api';
 import { installIdentityRoutes, type IdentityFakeControl } from './testing/fake-identity-routes';
 import { installPlatformRoutes, type PlatformFakeControl } from './testing/fake-platform-routes';
 import { testEnvironment } from './testing';
+
+/** The step types deployed as push Services, from their descriptors (no hand-kept list). */
+const PUSH = STEP_TYPE_DESCRIPTORS.filter((d) => d.deploy.kind === 'Service');
 
 const env = testEnvironment('dev');
 const firestore = loadFirestoreAssets(join(__dirname, '../../../deploy/firestore'));
@@ -130,10 +134,12 @@ describe('applyInfra (every section against FakeGcpApi)', () => {
     expect(
       plan.filter((i) => i.kind === 'iam-binding' && i.action === 'create').length,
     ).toBeGreaterThan(0);
-    expect(plan.find((i) => i.kind === 'scheduler-job')?.action).toBe('skip');
+    expect(
+      plan.filter((i) => i.kind === 'scheduler-job').map((i) => `${i.action} ${i.name}`),
+    ).toEqual(['skip tda-reconcile', 'skip tda-schedules-tick']);
   });
 
-  it('apply creates; applying again changes nothing; services deployed later get push, invokers and the job', async () => {
+  it('apply creates; applying again changes nothing; services deployed later get push, invokers and the jobs', async () => {
     const first = await run(false);
     expect(byAction(first)['create']).toBeGreaterThan(20);
     const topology = buildTopology({ prefix: env.pubsubPrefix });
@@ -163,34 +169,28 @@ describe('applyInfra (every section against FakeGcpApi)', () => {
         .filter((i) => i.action === 'skip')
         .map((i) => `${i.kind} ${i.name.split(':')[0] ?? ''}`),
     ).toEqual([
-      'push-config tda-step-ready-ohlcv-export-sub',
-      'push-config tda-step-ready-chart-export-sub',
-      'push-config tda-step-ready-account-export-sub',
-      'iam-binding Cloud Run service tda-worker-ohlcv-export',
-      'iam-binding Cloud Run service tda-worker-chart-export',
-      'iam-binding Cloud Run service tda-worker-account-export',
+      ...PUSH.map((d) => `push-config ${stepReadySubscription(d.stepType)}`),
+      ...PUSH.map((d) => `iam-binding Cloud Run service tda-${d.service}`),
       'iam-binding Cloud Run service tda-orchestrator',
       'scheduler-job tda-reconcile',
+      'scheduler-job tda-schedules-tick',
     ]);
 
     // skaffold run
-    const urls = [
-      'tda-worker-ohlcv-export',
-      'tda-worker-chart-export',
-      'tda-worker-account-export',
-      'tda-orchestrator',
-    ].map((name) => platform.deployRunService(env.project, env.region, name));
+    const urls = [...PUSH.map((d) => `tda-${d.service}`), 'tda-orchestrator'].map((name) =>
+      platform.deployRunService(env.project, env.region, name),
+    );
     const third = await run(false);
     const changed = third.filter((i) => i.action !== 'unchanged');
     expect(changed.map((i) => `${i.action} ${i.kind} ${i.name}`)).toEqual([
-      'update subscription tda-step-ready-ohlcv-export-sub',
-      'update subscription tda-step-ready-chart-export-sub',
-      'update subscription tda-step-ready-account-export-sub',
-      `create iam-binding Cloud Run service tda-worker-ohlcv-export: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
-      `create iam-binding Cloud Run service tda-worker-chart-export: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
-      `create iam-binding Cloud Run service tda-worker-account-export: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
+      ...PUSH.map((d) => `update subscription ${stepReadySubscription(d.stepType)}`),
+      ...PUSH.map(
+        (d) =>
+          `create iam-binding Cloud Run service tda-${d.service}: roles/run.invoker → serviceAccount:tda-pubsub-push@${env.project}.iam.gserviceaccount.com`,
+      ),
       `create iam-binding Cloud Run service tda-orchestrator: roles/run.invoker → serviceAccount:tda-scheduler@${env.project}.iam.gserviceaccount.com`,
       'create scheduler-job tda-reconcile',
+      'create scheduler-job tda-schedules-tick',
     ]);
     expect(changed[0]?.changes).toEqual([
       { field: 'pushEndpoint', from: null, to: `${urls[0] ?? ''}/pubsub/push` },

@@ -240,11 +240,13 @@ describe('tda infra apply (Pub/Sub emulator)', () => {
           'topic',
         ].sort(),
       );
-      expect(
-        fake.resources.get(
-          `projects/${project}/locations/${REGION}/jobs/${SCHEDULER_JOBS[0]?.id ?? ''}`,
-        ),
-      ).toBeDefined();
+      for (const job of SCHEDULER_JOBS) {
+        expect(
+          fake.resources.get(`projects/${project}/locations/${REGION}/jobs/${job.id}`),
+        ).toMatchObject({
+          httpTarget: { uri: `${urls.get(`tda-${job.target}`) ?? ''}${job.path}` },
+        });
+      }
       const [pushSub] = await pubsub
         .subscription(stepReadySubscription('OHLCV_EXPORT', prefix))
         .getMetadata();

@@ -187,7 +187,7 @@ describe('Cloud Run manifests', () => {
         expect(JSON.parse(annotations[ANNOTATION.customAudiences] ?? 'null')).toEqual([s.name]);
         expect(annotations[ANNOTATION.access]).toContain('tda-pubsub-push@acme-tda-dev.iam');
       } else if (s.project === 'orchestrator') {
-        // Cloud Scheduler's reconcile job calls with this audience (TDA_ADMIN_OIDC_AUDIENCE).
+        // Cloud Scheduler's jobs call with this audience (TDA_ADMIN_OIDC_AUDIENCE).
         expect(JSON.parse(annotations[ANNOTATION.customAudiences] ?? 'null')).toEqual([
           'tda-orchestrator',
         ]);

@@ -80,7 +80,10 @@ export class RunTrigger {
     private readonly preflight: RunPreflight,
     @Inject(FLOW_CATALOGUE) private readonly catalogue: Pick<FlowCatalogue, 'createRun' | 'plan'>,
     @Inject(ORCHESTRATOR_CONFIG)
-    private readonly config: Pick<OrchestratorConfig, 'TDA_DEFAULT_RUN_DEADLINE_SECONDS'>,
+    private readonly config: Pick<
+      OrchestratorConfig,
+      'TDA_DEFAULT_RUN_DEADLINE_SECONDS' | 'TDA_MAX_DYNAMIC_STEPS' | 'TDA_MAX_EXPANSION_DEPTH'
+    >,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RANDOM) private readonly random: RandomSource,
@@ -103,7 +106,28 @@ export class RunTrigger {
     if (!checked.ok) {
       throw new InvalidRequestError('invalid trigger request', { issues: checked.issues });
     }
-    const request = checked.value;
+    const { trigger } = checked.value;
+    if (trigger?.scheduleId !== undefined || trigger?.slotAt !== undefined) {
+      throw new InvalidRequestError(
+        'trigger.scheduleId and trigger.slotAt are set by schedules only',
+        {
+          field: 'trigger',
+        },
+      );
+    }
+    return this.triggerRequest(checked.value, ownerId);
+  }
+
+  /**
+   * A schedule's slot (flow 7): the same checks and idempotency as POST /runs, with the slot's
+   * idempotency key, so firing a slot twice (two instances, a retried Cloud Scheduler call, a
+   * restart) returns the one run of that slot.
+   */
+  triggerScheduled(request: TriggerRequest, ownerId: string): Promise<TriggerResult> {
+    return this.triggerRequest(request, ownerId);
+  }
+
+  private async triggerRequest(request: TriggerRequest, ownerId: string): Promise<TriggerResult> {
     const key = request.idempotencyKey;
     if (key === undefined) {
       const run = await this.buildRun(request, this.plan(request), ownerId);
@@ -147,6 +171,10 @@ export class RunTrigger {
       trigger: request.trigger ?? { ...DEFAULT_TRIGGER },
       ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
       ...(deadlineSeconds === undefined ? {} : { deadlineSeconds }),
+      expansionLimits: {
+        maxDynamicSteps: this.config.TDA_MAX_DYNAMIC_STEPS,
+        maxDepth: this.config.TDA_MAX_EXPANSION_DEPTH,
+      },
       now: this.clock(),
       random: this.random,
     });

@@ -44,29 +44,48 @@ export interface SchedulerJobSpec {
   };
 }
 
+/**
+ * How Cloud Scheduler calls the orchestrator's admin API: tda-scheduler's OIDC token with the
+ * audience the orchestrator checks, in UTC (a job's own slots, if any, are the orchestrator's
+ * business).
+ */
+const ORCHESTRATOR_ADMIN_CALL = {
+  timeZone: 'Etc/UTC',
+  target: 'orchestrator',
+  audienceEnv: 'TDA_ADMIN_OIDC_AUDIENCE',
+  httpMethod: 'POST',
+  // The orchestrator's request timeout (deployment model): a longer attempt would be cut anyway.
+  attemptDeadlineSeconds: 60,
+  // One quick retry of a failed call (e.g. a cold start 503); the next minute's run follows anyway.
+  retry: {
+    retryCount: 1,
+    maxRetryDurationSeconds: 0,
+    minBackoffSeconds: 10,
+    maxBackoffSeconds: 30,
+    maxDoublings: 1,
+  },
+} as const satisfies Omit<SchedulerJobSpec, 'id' | 'description' | 'schedule' | 'path'>;
+
 /** Scheduled calls as code: a later schedule is one more entry. */
 export const SCHEDULER_JOBS: readonly SchedulerJobSpec[] = [
   {
+    ...ORCHESTRATOR_ADMIN_CALL,
     id: 'tda-reconcile',
     description:
       'TDA reconciler pass every minute (POST /admin/reconcile; managed by tda infra apply)',
     schedule: '* * * * *',
-    timeZone: 'Etc/UTC',
-    target: 'orchestrator',
     // The artifact check reads every artifact of every run: an operator's request, not every minute.
     path: '/admin/reconcile?artifacts=false',
-    audienceEnv: 'TDA_ADMIN_OIDC_AUDIENCE',
-    httpMethod: 'POST',
-    // The orchestrator's request timeout (deployment model): a longer attempt would be cut anyway.
-    attemptDeadlineSeconds: 60,
-    // One quick retry of a failed pass (e.g. a cold start 503); the next minute's run follows anyway.
-    retry: {
-      retryCount: 1,
-      maxRetryDurationSeconds: 0,
-      minBackoffSeconds: 10,
-      maxBackoffSeconds: 30,
-      maxDoublings: 1,
-    },
+  },
+  {
+    ...ORCHESTRATOR_ADMIN_CALL,
+    id: 'tda-schedules-tick',
+    description:
+      'TDA flow schedules tick every minute: fires every due schedule slot (POST /admin/schedules/tick; managed by tda infra apply)',
+    // Every minute in UTC: each call fires every due slot, computed by the orchestrator in the
+    // schedule's own IANA time zone, so a finer or zoned job would add nothing.
+    schedule: '* * * * *',
+    path: '/admin/schedules/tick',
   },
 ];
 

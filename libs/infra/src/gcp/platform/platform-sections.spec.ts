@@ -13,7 +13,9 @@ import {
   SCHEDULER_JOBS,
   schedulerJobName,
   schedulerJobResource,
+  type SchedulerJobSpec,
 } from './cloud-scheduler';
+import { runInvokerBindings } from './pubsub-platform';
 import {
   loadFirestoreAssets,
   parseFirestoreIndexes,
@@ -286,32 +288,78 @@ describe('Cloud Scheduler jobs', () => {
   });
   const jobName = schedulerJobName(env, 'tda-reconcile');
 
-  it('has the reconcile job every minute with an OIDC token of tda-scheduler', () => {
-    expect(SCHEDULER_JOBS.map((j) => [j.id, j.schedule, j.target])).toEqual([
-      ['tda-reconcile', '* * * * *', 'orchestrator'],
+  it('has the reconcile and schedules tick jobs every minute in UTC, both on the orchestrator', () => {
+    expect(
+      SCHEDULER_JOBS.map((j) => [j.id, j.schedule, j.timeZone, j.target, j.httpMethod, j.path]),
+    ).toEqual([
+      [
+        'tda-reconcile',
+        '* * * * *',
+        'Etc/UTC',
+        'orchestrator',
+        'POST',
+        '/admin/reconcile?artifacts=false',
+      ],
+      [
+        'tda-schedules-tick',
+        '* * * * *',
+        'Etc/UTC',
+        'orchestrator',
+        'POST',
+        '/admin/schedules/tick',
+      ],
     ]);
+    // the same call settings: the orchestrator's admin audience, its timeout, one quick retry
+    const [reconcile, tick] = SCHEDULER_JOBS;
+    const settings = (job: SchedulerJobSpec | undefined) => ({
+      audienceEnv: job?.audienceEnv,
+      attemptDeadlineSeconds: job?.attemptDeadlineSeconds,
+      retry: job?.retry,
+    });
+    expect(settings(tick)).toEqual(settings(reconcile));
+  });
+
+  it("names every job's call in the orchestrator's run.invoker grant", () => {
+    const { bindings } = runInvokerBindings(env, urls);
+    const orchestrator = bindings.find(
+      (b) => b.resource.type === 'run-service' && b.resource.name === 'tda-orchestrator',
+    );
+    expect(orchestrator?.reason).toBe(
+      'Cloud Scheduler calls POST /admin/reconcile, POST /admin/schedules/tick',
+    );
   });
 
   it('skips while the orchestrator is not deployed', async () => {
     const plan = await applySchedulerJobs(fake, env, new Map([['tda-orchestrator', null]]), apply);
-    expect(plan).toEqual([
-      {
+    expect(plan).toEqual(
+      ['tda-reconcile', 'tda-schedules-tick'].map((name) => ({
         action: 'skip',
         kind: 'scheduler-job',
-        name: 'tda-reconcile',
+        name,
         changes: [],
         note: 'tda-orchestrator: service not deployed (run infra apply again after skaffold run)',
-      },
-    ]);
+      })),
+    );
     expect(fake.calls).toEqual([]);
   });
 
   it('dry run writes nothing; apply creates; again unchanged; drift → patch', async () => {
-    expect((await applySchedulerJobs(fake, env, urls, dryRun))[0]?.action).toBe('create');
+    expect((await applySchedulerJobs(fake, env, urls, dryRun)).map((i) => i.action)).toEqual([
+      'create',
+      'create',
+    ]);
     expect(fake.mutationsSince(0)).toEqual([]);
 
-    expect((await applySchedulerJobs(fake, env, urls, apply))[0]?.action).toBe('create');
+    expect((await applySchedulerJobs(fake, env, urls, apply)).map((i) => i.action)).toEqual([
+      'create',
+      'create',
+    ]);
     const url = urls.get('tda-orchestrator') ?? '';
+    const oidcToken = {
+      serviceAccountEmail: 'tda-scheduler@acme-tda-prod.iam.gserviceaccount.com',
+      // the custom audience the orchestrator checks (TDA_ADMIN_OIDC_AUDIENCE), else its URL
+      audience: serviceDeployment('orchestrator').env(env)['TDA_ADMIN_OIDC_AUDIENCE'] ?? url,
+    };
     expect(fake.resources.get(jobName)).toMatchObject({
       schedule: '* * * * *',
       timeZone: 'Etc/UTC',
@@ -319,16 +367,27 @@ describe('Cloud Scheduler jobs', () => {
       httpTarget: {
         uri: `${url}/admin/reconcile?artifacts=false`,
         httpMethod: 'POST',
-        oidcToken: {
-          serviceAccountEmail: 'tda-scheduler@acme-tda-prod.iam.gserviceaccount.com',
-          // the custom audience the orchestrator checks (TDA_ADMIN_OIDC_AUDIENCE), else its URL
-          audience: serviceDeployment('orchestrator').env(env)['TDA_ADMIN_OIDC_AUDIENCE'] ?? url,
-        },
+        oidcToken,
+      },
+    });
+
+    expect(fake.resources.get(schedulerJobName(env, 'tda-schedules-tick'))).toMatchObject({
+      schedule: '* * * * *',
+      timeZone: 'Etc/UTC',
+      attemptDeadline: '60s',
+      retryConfig: { retryCount: 1 },
+      httpTarget: {
+        uri: `${url}/admin/schedules/tick`,
+        httpMethod: 'POST',
+        oidcToken,
       },
     });
 
     const mark = fake.calls.length;
-    expect((await applySchedulerJobs(fake, env, urls, apply))[0]?.action).toBe('unchanged');
+    expect((await applySchedulerJobs(fake, env, urls, apply)).map((i) => i.action)).toEqual([
+      'unchanged',
+      'unchanged',
+    ]);
     expect(fake.mutationsSince(mark)).toEqual([]);
 
     control.patchResource(jobName, {

@@ -1,4 +1,5 @@
 import { STEP_TYPES } from '@tda/contracts';
+import { STEP_TYPE_DESCRIPTORS } from '@tda/step-types';
 import { buildTopology, deadLetterTopic, stepReadySubscription } from '@tda/messaging';
 import { describe, expect, it } from 'vitest';
 import { serviceDeployment } from '../../deployment-model';
@@ -13,10 +14,15 @@ import { testEnvironment } from '../../testing';
 
 const env = testEnvironment('dev');
 const OHLCV_URL = 'https://tda-worker-ohlcv-export-abc-ew.a.run.app';
+/** The push Services, from the step type descriptors (a new step type needs no edit here). */
+const PUSH = STEP_TYPE_DESCRIPTORS.filter((d) => d.deploy.kind === 'Service');
+const PUSH_STEP_TYPES = PUSH.map((d) => d.stepType);
+const PUSH_SERVICES = PUSH.map((d) => `tda-${d.service}`);
 const deployed = new Map<string, string | null>([
-  ['tda-worker-ohlcv-export', OHLCV_URL],
-  ['tda-worker-chart-export', null],
-  ['tda-worker-account-export', null],
+  ...PUSH_SERVICES.map((name): [string, string | null] => [
+    name,
+    name === 'tda-worker-ohlcv-export' ? OHLCV_URL : null,
+  ]),
   ['tda-orchestrator', null],
 ]);
 
@@ -31,22 +37,15 @@ describe('the GCP topology', () => {
     });
     // not deployed: keep (created pull) and say so
     expect(byName.get(stepReadySubscription('CHART_EXPORT'))?.push).toBe('keep');
-    expect(skipped).toEqual([
-      {
+    expect(skipped).toEqual(
+      PUSH_STEP_TYPES.filter((t) => t !== 'OHLCV_EXPORT').map((stepType) => ({
         action: 'skip',
         kind: 'push-config',
-        name: 'tda-step-ready-chart-export-sub',
+        name: stepReadySubscription(stepType),
         changes: [],
         note: 'skip push config: service not deployed (run infra apply again after skaffold run); messages wait in the subscription (7 days)',
-      },
-      {
-        action: 'skip',
-        kind: 'push-config',
-        name: 'tda-step-ready-account-export-sub',
-        changes: [],
-        note: 'skip push config: service not deployed (run infra apply again after skaffold run); messages wait in the subscription (7 days)',
-      },
-    ]);
+      })),
+    );
     // LLM_REPORT (Worker Pool) and the step events pull
     expect(byName.get(stepReadySubscription('LLM_REPORT'))?.push).toBeUndefined();
     expect(byName.get('tda-step-events-sub')?.push).toBeUndefined();
@@ -70,12 +69,7 @@ describe('the GCP topology', () => {
   });
 
   it('looks up the push targets and the orchestrator', () => {
-    expect(runServicesToLookUp()).toEqual([
-      'tda-worker-ohlcv-export',
-      'tda-worker-chart-export',
-      'tda-worker-account-export',
-      'tda-orchestrator',
-    ]);
+    expect(runServicesToLookUp()).toEqual([...PUSH_SERVICES, 'tda-orchestrator']);
   });
 });
 
@@ -138,16 +132,11 @@ describe('Cloud Run invoker bindings', () => {
       },
     ]);
     expect(skipped.map((s) => [s.action, s.name, s.note])).toEqual([
-      [
+      ...PUSH_SERVICES.filter((name) => name !== 'tda-worker-ohlcv-export').map((name) => [
         'skip',
-        'Cloud Run service tda-worker-chart-export: roles/run.invoker → serviceAccount:tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com',
+        `Cloud Run service ${name}: roles/run.invoker → serviceAccount:tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com`,
         'service not deployed (run infra apply again after skaffold run)',
-      ],
-      [
-        'skip',
-        'Cloud Run service tda-worker-account-export: roles/run.invoker → serviceAccount:tda-pubsub-push@acme-tda-dev.iam.gserviceaccount.com',
-        'service not deployed (run infra apply again after skaffold run)',
-      ],
+      ]),
       [
         'skip',
         'Cloud Run service tda-orchestrator: roles/run.invoker → serviceAccount:tda-scheduler@acme-tda-dev.iam.gserviceaccount.com',

@@ -12,12 +12,14 @@ import {
   SCHEDULER_ACCOUNT_ID,
   serviceAccountEmail,
   serviceDeployment,
+  type DeployableService,
   type DeployEnvironment,
 } from '../../deployment-model';
 import type { ApplyOptions, InfraPlanItem } from '../../plan';
 import { serviceAccountMember, type IamBinding } from '../identity/iam-bindings';
 import { pubsubServiceAgentEmail } from '../identity/project-number';
 import { NOT_DEPLOYED_NOTE } from './cloud-run-services';
+import { SCHEDULER_JOBS } from './cloud-scheduler';
 
 /** Path of the push ingress on every push worker (libs/worker-kit). */
 export const PUSH_PATH = '/pubsub/push';
@@ -167,6 +169,13 @@ export function pubsubServiceAgentBindings(
   return bindings;
 }
 
+/** `POST /admin/reconcile, POST /admin/schedules/tick`: what the Scheduler jobs call on `target`. */
+function schedulerCallsOf(target: DeployableService): string {
+  return SCHEDULER_JOBS.filter((j) => j.target === target)
+    .map((j) => `${j.httpMethod} ${j.path.split('?')[0] ?? j.path}`)
+    .join(', ');
+}
+
 export interface InvokerPlan {
   bindings: IamBinding[];
   /** One `skip` per Service not deployed yet. */
@@ -191,7 +200,7 @@ export function runInvokerBindings(
     {
       service: serviceDeployment('orchestrator').name,
       account: SCHEDULER_ACCOUNT_ID,
-      reason: 'Cloud Scheduler calls POST /admin/reconcile',
+      reason: `Cloud Scheduler calls ${schedulerCallsOf('orchestrator')}`,
     },
   ];
   const plan: InvokerPlan = { bindings: [], skipped: [] };
