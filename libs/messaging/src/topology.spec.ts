@@ -28,12 +28,20 @@ describe('topology names', () => {
 });
 
 describe('buildTopology', () => {
-  it('has one topic and subscription per step type, plus step-events and dead-letter', () => {
+  it('has one topic and subscription per step type, plus step-events, dead-letter and signals', () => {
     const topology = buildTopology({ prefix: 'tda', stepTypes: STEP_TYPES });
     expect(topology.topics.map((t) => t.name).sort()).toEqual(
-      [...STEP_TYPES.map((s) => stepReadyTopic(s)), 'tda-step-events', 'tda-dead-letter'].sort(),
+      [
+        ...STEP_TYPES.map((s) => stepReadyTopic(s)),
+        'tda-step-events',
+        'tda-dead-letter',
+        'tda-signals',
+      ].sort(),
     );
-    expect(topology.subscriptions).toHaveLength(STEP_TYPES.length + 2);
+    expect(topology.subscriptions).toHaveLength(STEP_TYPES.length + 3);
+    expect(
+      topology.subscriptions.find((s) => s.name === 'tda-signals-sub')?.settings.deadLetter,
+    ).toBeUndefined();
     for (const sub of topology.subscriptions) expect(sub.name).toBe(`${sub.topic}-sub`);
   });
 

@@ -47,6 +47,16 @@ export function deadLetterSubscription(prefix = DEFAULT_PREFIX): string {
   return subscriptionFor(deadLetterTopic(prefix));
 }
 
+/** Flow 7: orchestrator → other systems, one message per emitted signal (DESIGN §4). */
+export function signalsTopic(prefix = DEFAULT_PREFIX): string {
+  return `${prefix}-signals`;
+}
+
+/** A subscription on the signals topic for consumers that have none of their own (and tests). */
+export function signalsSubscription(prefix = DEFAULT_PREFIX): string {
+  return subscriptionFor(signalsTopic(prefix));
+}
+
 export const STEP_EVENTS_TOPIC = stepEventsTopic();
 export const STEP_EVENTS_SUBSCRIPTION = stepEventsSubscription();
 export const DEAD_LETTER_TOPIC = deadLetterTopic();
@@ -175,13 +185,15 @@ export function buildTopology(options: BuildTopologyOptions = {}): Topology {
   const workTopics = [...stepSubscriptions.map((s) => s.topic), eventsTopic];
   const topology: Topology = {
     prefix,
-    topics: [...workTopics, deadLetter.topic].map((name) => ({ name })),
+    topics: [...workTopics, deadLetter.topic, signalsTopic(prefix)].map((name) => ({ name })),
     subscriptions: [
       ...stepSubscriptions,
       { name: subscriptionFor(eventsTopic), topic: eventsTopic, settings: { ...base, deadLetter } },
       // The dead-letter subscription keeps what landed there for inspection; it has no dead
       // letter of its own.
       { name: deadLetterSubscription(prefix), topic: deadLetter.topic, settings: { ...base } },
+      // Signals are for other systems: no dead letter here (a consumer sets its own policy).
+      { name: signalsSubscription(prefix), topic: signalsTopic(prefix), settings: { ...base } },
     ],
   };
   validateTopology(topology);

@@ -38,6 +38,13 @@ export const LOG_EVENTS = [
   'run_advanced',
   'step_dispatched',
   'reconcile_finished',
+  // schedules and signals (flow 7)
+  'schedule_fired',
+  'schedule_skipped',
+  'schedule_fire_failed',
+  'schedule_tick_finished',
+  'schedule_tick_failed',
+  'signal_emitted',
   'reconcile_failed',
   'dispatch_failed',
   // queued runs (admission limits, per-owner quota)

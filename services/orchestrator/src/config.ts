@@ -78,6 +78,11 @@ export const orchestratorConfigSchema = z
      * trigger (run.expansionLimits); a request beyond them fails the run with
      * EXPANSION_LIMIT_EXCEEDED.
      */
+    /**
+     * Flow 7: the in-process schedule ticker fires due slots this often; 0 = off (in GCP Cloud
+     * Scheduler calls POST /admin/schedules/tick every minute instead).
+     */
+    TDA_SCHEDULE_TICK_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
     TDA_MAX_DYNAMIC_STEPS: z.coerce.number().int().min(1).max(100).default(12),
     TDA_MAX_EXPANSION_DEPTH: z.coerce.number().int().min(1).max(10).default(1),
     /**

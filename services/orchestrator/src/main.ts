@@ -29,6 +29,8 @@ void runServiceMain({
         reportIndex: backends.reportIndex,
         accounts: backends.accounts,
         identities: backends.identities,
+        schedules: backends.schedules,
+        signals: backends.signals,
         logger,
         config,
         marketData: await createConfiguredCandleSource(config),

@@ -40,6 +40,10 @@ import { StepArtifactService } from './runs/step-artifact.service';
 import { StepEventsHandler } from './step-events/step-events.handler';
 import { EventsController } from './events/events.controller';
 import { EventStreams } from './events/event-streams.service';
+import { AdminSchedulesController } from './schedules/admin-schedules.controller';
+import { SchedulesController } from './schedules/schedules.controller';
+import { scheduleProviders } from './schedules/schedules.providers';
+import { SignalsController } from './schedules/signals.controller';
 
 /** Every controller; each HTTP route carries an @Access decision (checked at boot). */
 export const ORCHESTRATOR_CONTROLLERS = [
@@ -59,6 +63,9 @@ export const ORCHESTRATOR_CONTROLLERS = [
   MeController,
   IdentityAdminController,
   EventsController,
+  SchedulesController,
+  SignalsController,
+  AdminSchedulesController,
 ];
 
 /**
@@ -78,6 +85,7 @@ export class OrchestratorModule {
         ...collaboratorProviders(options),
         ...accountProviders(options),
         ...authProviders(options),
+        ...scheduleProviders(options),
         StepDispatcher,
         RunWriter,
         IdempotencyKeys,

@@ -1,7 +1,7 @@
 import type { AccountStore } from '@tda/accounts';
 import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowCatalogue } from '@tda/flow-engine';
-import type { FlowRunStore, RunChangeFeed } from '@tda/flow-store';
+import type { FlowRunStore, RunChangeFeed, ScheduleStore, SignalStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { ReportIndexStore } from '@tda/report-index';
 import type { Logger, TdaMetrics } from '@tda/observability';
@@ -67,6 +67,12 @@ export interface OrchestratorModuleOptions {
    * in-memory store; main.ts and the local launcher pass `Backends.accounts`.
    */
   accounts?: AccountStore;
+  /**
+   * flow_schedules and signals (flow 7). Default: empty in-memory stores; main.ts and the local
+   * launcher pass `Backends.schedules` / `Backends.signals`.
+   */
+  schedules?: ScheduleStore;
+  signals?: SignalStore;
   /**
    * How far the market data reaches, for the run's asOf at trigger. Default: the bundled
    * datasets (what the OHLCV worker reads unless TDA_MARKET_DATA=ccxt).

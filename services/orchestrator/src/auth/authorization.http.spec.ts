@@ -15,12 +15,15 @@ import { routeAccessTable, type RouteAccess } from './route-access';
  */
 const TRIGGER = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT' } };
 const EVENTS_SUB = 'tda-step-events-sub';
+const SCHEDULE = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT' }, cron: '0 * * * *' };
 
 interface Ctx {
   orc: TestOrchestrator;
   /** A fresh run of alice's (each mutating case gets its own). */
   run(): Promise<FlowRun>;
   account(): Promise<{ accountId: string; etag: string }>;
+  /** A fresh schedule of alice's. */
+  schedule(): Promise<string>;
   reportId: string;
   recoId: string;
 }
@@ -195,6 +198,43 @@ const CASES: Record<string, Case> = {
     admin: 200,
     call: () => Promise.resolve(at('/admin/reconcile')),
   },
+  'POST /schedules': { kind: 'create', call: () => Promise.resolve(at('/schedules', SCHEDULE)) },
+  'GET /schedules': {
+    kind: 'list',
+    call: async (c) => ({ ...at('/schedules'), id: await c.schedule() }),
+  },
+  'GET /schedules/:scheduleId': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/schedules/${await c.schedule()}`),
+  },
+  'POST /schedules/:scheduleId/pause': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/schedules/${await c.schedule()}/pause`, {}),
+  },
+  'POST /schedules/:scheduleId/resume': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/schedules/${await c.schedule()}/resume`, {}),
+  },
+  'DELETE /schedules/:scheduleId': {
+    kind: 'owned',
+    alice: 204,
+    call: async (c) => at(`/schedules/${await c.schedule()}`),
+  },
+  'POST /schedules/:scheduleId/fire': {
+    kind: 'owned',
+    alice: 400, // exists; a future slot is refused (alice's runs are at their quota here)
+    call: async (c) =>
+      at(`/schedules/${await c.schedule()}/fire`, { slotAt: '2999-01-01T00:00:00Z' }),
+  },
+  'GET /signals': { kind: 'any', status: 200, call: () => Promise.resolve(at('/signals')) },
+  'POST /admin/schedules/tick': {
+    kind: 'admin',
+    admin: 200,
+    call: () => Promise.resolve(at('/admin/schedules/tick', {})),
+  },
   'POST /admin/reconcile': {
     kind: 'admin',
     admin: 200,
@@ -301,6 +341,14 @@ describe('authorization of every route', () => {
         const res = await orc.request('POST', '/accounts', { body, token: tokens.alice });
         expect(res.status).toBe(201);
         return { accountId: body.accountId, etag: res.headers.get('etag') ?? '' };
+      },
+      schedule: async () => {
+        const res = await orc.request('POST', '/schedules', {
+          body: SCHEDULE,
+          token: tokens.alice,
+        });
+        expect(res.status).toBe(201);
+        return (res.body as { scheduleId: string }).scheduleId;
       },
     };
   });

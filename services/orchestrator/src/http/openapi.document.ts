@@ -19,6 +19,7 @@ import {
 import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.openapi';
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
+import { SCHEDULES_OPENAPI_PATHS, SCHEDULES_OPENAPI_SCHEMAS } from '../schedules/schedules.openapi';
 import { EVENTS_OPENAPI_PATHS, EVENTS_OPENAPI_SCHEMAS } from './events.openapi';
 import { IDENTITY_OPENAPI_PATHS, IDENTITY_OPENAPI_SCHEMAS } from './identity.openapi';
 import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
@@ -201,6 +202,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...INDEX_OPENAPI_SCHEMAS,
   ...IDENTITY_OPENAPI_SCHEMAS,
   ...EVENTS_OPENAPI_SCHEMAS,
+  ...SCHEDULES_OPENAPI_SCHEMAS,
   RunStatusSummary: {
     type: 'object',
     description:
@@ -511,6 +513,7 @@ export function buildOpenApiDocument(): Json {
       ...ADMIN_RECONCILE_PATHS,
       ...RECOVERY_OPENAPI_PATHS,
       ...ACCOUNTS_OPENAPI_PATHS,
+      ...SCHEDULES_OPENAPI_PATHS,
       ...INDEX_OPENAPI_PATHS,
       ...IDENTITY_OPENAPI_PATHS,
       ...EVENTS_OPENAPI_PATHS,

@@ -18,6 +18,7 @@ import { indexKindOf } from '../index/index-entry.builder';
 import { IndexWriter, type IndexStepOutcome } from '../index/index-writer.service';
 import { METRICS } from '../orchestrator.tokens';
 import { RunAdmission } from '../runs/run-admission.service';
+import { SignalEmitter } from '../schedules/signal-emitter.service';
 
 /** READY steps that depend on `stepId`: the ones its SUCCEEDED event may have made READY. */
 export function readyDependents(run: FlowRun, stepId: string): string[] {
@@ -47,6 +48,7 @@ export class StepEventsHandler {
     private readonly writer: RunWriter,
     private readonly admission: RunAdmission,
     private readonly index: IndexWriter,
+    private readonly signals: SignalEmitter,
     @Inject(METRICS) private readonly metrics: Pick<TdaMetrics, 'messagesHandled'>,
   ) {}
 
@@ -88,6 +90,9 @@ export class StepEventsHandler {
     if (outcome.result.termination !== undefined)
       await this.admission.admitQueuedSafely('step_event');
     const indexed = await this.indexFinished(event, outcome.run);
+    // Flow 7: a scheduled run that just SUCCEEDED emits its signal (or is marked filtered), once;
+    // a failure throws (nack) and the redelivery decides again.
+    await this.signals.afterRun(outcome.run);
     const published = outcome.dispatched.length;
     if (outcome.kind === 'noop') {
       if (indexed?.outcome === 'created') return processed(`indexed ${indexed.id}`);

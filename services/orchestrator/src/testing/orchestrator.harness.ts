@@ -4,7 +4,13 @@ import type { StepReadyMessage, StepStatus, StepType } from '@tda/contracts';
 import { InMemoryArtifactStore, type ArtifactStore } from '@tda/artifacts';
 import { decideClaim, decideFinalize } from '@tda/flow-engine';
 import { seededRandom, T0 } from '@tda/flow-engine/testing';
-import { InMemoryFlowRunStore, updateWithRetry, type FlowRunStore } from '@tda/flow-store';
+import {
+  InMemoryFlowRunStore,
+  InMemoryScheduleStore,
+  updateWithRetry,
+  type FlowRunStore,
+  type ScheduleStore,
+} from '@tda/flow-store';
 import {
   BrokerPublisher,
   buildTopology,
@@ -71,6 +77,7 @@ export interface TestOrchestrator {
   config: OrchestratorConfig;
   reconciler: Reconciler;
   identities: IdentityStore;
+  schedules: ScheduleStore;
   /** A stored API token for `ownerId` with `role` (created straight in the store). */
   tokenFor(ownerId: string, role?: Role): Promise<string>;
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
@@ -93,6 +100,8 @@ export interface StartOptions {
   iapVerifier?: Pick<IapJwtVerifier, 'verify'>;
   /** Default: an empty InMemoryIdentityStore. */
   identities?: IdentityStore;
+  /** Default: an empty InMemoryScheduleStore (a second instance may share the first's). */
+  schedules?: ScheduleStore;
   /** Default: every symbol and timeframe has data up to TEST_DATA_END (anyMarketCoverage). */
   marketData?: MarketCoverage;
 }
@@ -129,10 +138,12 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
   const artifacts = options.artifacts ?? new InMemoryArtifactStore();
   const reportIndex = options.reportIndex ?? new InMemoryReportIndexStore();
   const identities = options.identities ?? new InMemoryIdentityStore();
+  const schedules = options.schedules ?? new InMemoryScheduleStore({ clock: clock.now });
   const logs = createMemoryLogger({ service: 'orchestrator-test', level: 'debug' });
   const config = loadOrchestratorConfig({
     TDA_API_TOKEN: TEST_TOKEN,
     TDA_RECONCILE_INTERVAL_MS: '0',
+    TDA_SCHEDULE_TICK_MS: '0',
     ...options.env,
   });
   const app = await createOrchestratorApp({
@@ -148,6 +159,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     drainTimeoutMs: 2_000,
     marketData: options.marketData ?? anyMarketCoverage(),
     identities,
+    schedules,
     ...(options.adminOidcVerifier === undefined
       ? {}
       : { adminOidcVerifier: options.adminOidcVerifier }),
@@ -209,6 +221,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
     artifacts,
     reportIndex,
     identities,
+    schedules,
     tokenFor,
     logs,
     clock,
