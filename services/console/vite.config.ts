@@ -22,7 +22,16 @@ const proxyTo = (target: string): ProxyOptions => ({
   bypass: (req) => (req.headers.accept?.includes('text/html') === true ? '/index.html' : undefined),
 });
 
-const API_PATHS = ['/runs', '/flows', '/me', '/admin', '/events', '/openapi.json'];
+const API_PATHS = [
+  '/runs',
+  '/flows',
+  '/me',
+  '/admin',
+  '/events',
+  '/openapi.json',
+  '/schedules',
+  '/signals',
+];
 
 export default defineConfig(({ mode }) => {
   const api = proxyTo(apiTarget(mode));

@@ -6,11 +6,14 @@ import {
   type ApiTokenRequest,
   type ErrorCode,
   type FlowRun,
+  type FlowSchedule,
+  type FlowScheduleRequest,
   type PaperPosition,
   type RecommendationIndexEntry,
   type ReportIndexEntry,
   type RiskLimits,
   type Role,
+  type Signal,
   type TriggerRequest,
   type UserIdentity,
   type UserIdentityRequest,
@@ -139,6 +142,31 @@ export interface AccountChangesBody {
 
 export interface AccountPage {
   accounts: Account[];
+  nextCursor: string | null;
+}
+
+/** A schedule as GET/POST /schedules… answer it: the document and its next fire times. */
+export interface ScheduleView extends FlowSchedule {
+  /** The next 5 fire times (none while paused); list entries may lack it. */
+  nextFireTimes?: string[];
+}
+
+export interface SchedulePage {
+  schedules: ScheduleView[];
+  nextCursor: string | null;
+}
+
+/** POST /schedules/{scheduleId}/fire: the slot's one run. */
+export interface ScheduleFireAnswer {
+  scheduleId: string;
+  slotAt: string;
+  runId: string;
+  /** false: the slot had been fired before (its existing run). */
+  created: boolean;
+}
+
+export interface SignalPage {
+  signals: Signal[];
   nextCursor: string | null;
 }
 
@@ -299,6 +327,47 @@ export class ApiClient {
 
   async deleteAccount(accountId: string): Promise<void> {
     await this.request('DELETE', `/accounts/${encodeURIComponent(accountId)}`);
+  }
+
+  /** POST /schedules (flow 7): checked completely now (cron, time zone, flow, scope). */
+  async createSchedule(body: FlowScheduleRequest): Promise<ScheduleView> {
+    return (await this.request('POST', '/schedules', body)).body as ScheduleView;
+  }
+
+  async listSchedules(params: { limit?: number; cursor?: string } = {}): Promise<SchedulePage> {
+    return (await this.request('GET', `/schedules${queryString(params)}`)).body as SchedulePage;
+  }
+
+  async getSchedule(scheduleId: string): Promise<ScheduleView> {
+    return (await this.request('GET', `/schedules/${encodeURIComponent(scheduleId)}`))
+      .body as ScheduleView;
+  }
+
+  /** POST /schedules/{scheduleId}/pause or /resume (already so: the schedule unchanged). */
+  async setScheduleState(scheduleId: string, action: 'pause' | 'resume'): Promise<ScheduleView> {
+    const path = `/schedules/${encodeURIComponent(scheduleId)}/${action}`;
+    return (await this.request('POST', path)).body as ScheduleView;
+  }
+
+  async deleteSchedule(scheduleId: string): Promise<void> {
+    await this.request('DELETE', `/schedules/${encodeURIComponent(scheduleId)}`);
+  }
+
+  /** Fire now (the current minute's slot) or a past slot (backfill): one run per slot. */
+  async fireSchedule(scheduleId: string, slotAt?: string): Promise<ScheduleFireAnswer> {
+    const path = `/schedules/${encodeURIComponent(scheduleId)}/fire`;
+    return (await this.request('POST', path, slotAt === undefined ? {} : { slotAt }))
+      .body as ScheduleFireAnswer;
+  }
+
+  /** POST /admin/schedules/tick (admin): fire every due slot now, as Cloud Scheduler does. */
+  async tickSchedules(): Promise<unknown> {
+    return (await this.request('POST', '/admin/schedules/tick', {})).body;
+  }
+
+  /** GET /signals: the request owner's signals, newest first. */
+  async listSignals(params: IndexListParams = {}): Promise<SignalPage> {
+    return (await this.request('GET', `/signals${queryString(params)}`)).body as SignalPage;
   }
 
   /**

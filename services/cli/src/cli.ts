@@ -16,6 +16,7 @@ import { addRecommendCommand, normalizeAsOf } from './recommend-command';
 import { addIdentityCommands } from './identity-commands';
 import { addIndexCommands } from './reports-commands';
 import { artifactUris, renderRun } from './run-view';
+import { addScheduleCommands } from './schedule-commands';
 import { watchRun } from './watch';
 
 export interface CliIo {
@@ -115,10 +116,16 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     addInfraCommands,
     addAccountCommands,
     addIdentityCommands,
+    addSchedules,
   ]) {
     add(program, ctx);
   }
   return program;
+}
+
+/** `schedule …` and `signals`; `schedule fire --watch` follows the run as `run --watch` does. */
+function addSchedules(program: Command, ctx: CliContext): void {
+  addScheduleCommands(program, { ...ctx, follow: (api, runId) => followToEnd(ctx, api, runId) });
 }
 
 /** `run` (trigger, optionally watch) and `flows`. */

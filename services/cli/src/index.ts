@@ -7,3 +7,4 @@ export * from './recommendation-view';
 export * from './report-view';
 export * from './run-view';
 export * from './watch';
+export * from './schedule-commands';

@@ -16,6 +16,15 @@ const RunPage = lazy(() => import('./pages/run/run.page').then((m) => ({ default
 const TriggerPage = lazy(() =>
   import('./pages/trigger/trigger.page').then((m) => ({ default: m.TriggerPage })),
 );
+const SchedulesPage = lazy(() =>
+  import('./pages/schedules/schedules.page').then((m) => ({ default: m.SchedulesPage })),
+);
+const SchedulePage = lazy(() =>
+  import('./pages/schedules/schedule.page').then((m) => ({ default: m.SchedulePage })),
+);
+const SignalsPage = lazy(() =>
+  import('./pages/signals/signals.page').then((m) => ({ default: m.SignalsPage })),
+);
 const ReconcilePage = lazy(() =>
   import('./pages/admin/reconcile.page').then((m) => ({ default: m.ReconcilePage })),
 );
@@ -77,6 +86,30 @@ function Routed() {
           element={
             <Page>
               <TriggerPage />
+            </Page>
+          }
+        />
+        <Route
+          path="schedules"
+          element={
+            <Page>
+              <SchedulesPage />
+            </Page>
+          }
+        />
+        <Route
+          path="schedules/:scheduleId"
+          element={
+            <Page>
+              <SchedulePage />
+            </Page>
+          }
+        />
+        <Route
+          path="signals"
+          element={
+            <Page>
+              <SignalsPage />
             </Page>
           }
         />

@@ -343,6 +343,127 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/schedules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The request owner's schedules, newest first (keyset pages) */
+    get: operations['listSchedules'];
+    put?: never;
+    /** Create a schedule of a flow (checked completely now: cron, time zone, flow, scope) */
+    post: operations['createSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/{scheduleId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A schedule with its next 5 fire times */
+    get: operations['getSchedule'];
+    put?: never;
+    post?: never;
+    /** Delete a schedule (its runs and signals stay) */
+    delete: operations['deleteSchedule'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/{scheduleId}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause (no slot fires while paused) */
+    post: operations['pauseSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/{scheduleId}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume from now (the slots of the pause are not caught up) */
+    post: operations['resumeSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/{scheduleId}/fire': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fire now (the current minute) or a past slot (backfill, body {slotAt}): one run per slot */
+    post: operations['fireSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/signals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The request owner's signals, newest first; ?symbol= any spelling of the pair */
+    get: operations['listSignals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/schedules/tick': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fire every due schedule slot now (Cloud Scheduler, every minute); idempotent per slot */
+    post: operations['tickSchedules'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reports': {
     parameters: {
       query?: never;
@@ -1162,6 +1283,89 @@ export interface components {
       attempt?: number;
       /** @description CODE: message */
       error?: string;
+    };
+    /** @description contracts/flow_schedule_request.schema.json */
+    FlowScheduleRequest: {
+      flowKey: string;
+      /** @description The flow's scope without asOf (a run's asOf is its slot time) */
+      scope: Record<string, unknown>;
+      /** @description 5-field cron, e.g. *\/5 * * * * */
+      cron: string;
+      /** @description IANA time zone, default UTC */
+      timeZone?: string;
+      enabled?: boolean;
+      /** @enum {string} */
+      catchUp?: 'skip' | 'latest';
+      /** @enum {string} */
+      overlap?: 'skip' | 'allow';
+      minSignalStrength?: number;
+      description?: string;
+    };
+    /** @description flow_schedules/{scheduleId} (contracts/flow_schedule.schema.json) + nextFireTimes */
+    FlowSchedule: {
+      scheduleId: string;
+      ownerId: string;
+      flowKey: string;
+      scope: Record<string, unknown>;
+      cron: string;
+      timeZone: string;
+      enabled: boolean;
+      /** @enum {string} */
+      catchUp?: 'skip' | 'latest';
+      /** @enum {string} */
+      overlap?: 'skip' | 'allow';
+      minSignalStrength?: number;
+      /** Format: date-time */
+      nextSlotAt?: string;
+      /** Format: date-time */
+      lastSlotAt?: string;
+      lastRunId?: string;
+      lastFire?: Record<string, unknown>;
+      nextFireTimes?: string[];
+    };
+    ScheduleListPage: {
+      schedules: components['schemas']['FlowSchedule'][];
+      nextCursor: string | null;
+    };
+    ScheduleFire: {
+      scheduleId: string;
+      /** Format: date-time */
+      slotAt: string;
+      runId: string;
+      /** @description false: the slot had been fired before */
+      created: boolean;
+    };
+    /** @description signals/{signalId} (contracts/signal.schema.json); also the signals topic message */
+    Signal: {
+      signalId: string;
+      scheduleId: string;
+      /** Format: date-time */
+      slotAt: string;
+      runId: string;
+      symbol: string;
+      /** @enum {string} */
+      action: 'BUY' | 'SELL' | 'HOLD' | 'REDUCE';
+      signal_strength: number;
+      minSignalStrength?: number;
+      headline?: string;
+      recommendationId?: string;
+      /** Format: date-time */
+      createdAt?: string;
+      /** Format: date-time */
+      publishedAt?: string;
+    };
+    SignalListPage: {
+      signals: components['schemas']['Signal'][];
+      nextCursor: string | null;
+    };
+    TickReport: {
+      /** Format: date-time */
+      at: string;
+      due: number;
+      fired: Record<string, unknown>[];
+      skipped: Record<string, unknown>[];
+      failed: Record<string, unknown>[];
+      unchanged: number;
     };
     /** @description seed 004 status.json (contracts/run_status_summary.schema.json): status is the lifecycle word of run_status (PENDING queued, RUNNING running, SUCCEEDED completed, FAILED failed, CANCELLED cancelled) */
     RunStatusSummary: {
@@ -2829,6 +3033,551 @@ export interface operations {
       };
       /** @description CONFLICT (retryable): the account changed since If-Match */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  listSchedules: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleListPage'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  createSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FlowScheduleRequest'];
+      };
+    };
+    responses: {
+      /** @description Created (Location) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowSchedule'];
+        };
+      };
+      /** @description INVALID_REQUEST: invalid cron, unknown time zone, unknown flow, a scope the flow refuses */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  getSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowSchedule'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no such schedule of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  deleteSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no such schedule of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  pauseSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowSchedule'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no such schedule of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  resumeSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlowSchedule'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no such schedule of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  fireSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        scheduleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** Format: date-time */
+          slotAt?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The slot had been fired: its run */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleFire'];
+        };
+      };
+      /** @description Fired (Location: the run) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleFire'];
+        };
+      };
+      /** @description INVALID_REQUEST: slotAt in the future or not a fire time of the expression */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no such schedule of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  listSignals: {
+    parameters: {
+      query?: {
+        symbol?: string;
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignalListPage'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  tickSchedules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What the tick did */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TickReport'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
         headers: {
           [name: string]: unknown;
         };

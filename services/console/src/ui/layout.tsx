@@ -51,6 +51,12 @@ export function Layout() {
             <NavLink to="/trigger" className={navClass}>
               Trigger
             </NavLink>
+            <NavLink to="/schedules" className={navClass}>
+              Schedules
+            </NavLink>
+            <NavLink to="/signals" className={navClass}>
+              Signals
+            </NavLink>
             {principal.role === 'admin' && (
               <NavLink to="/admin" className={navClass}>
                 Admin

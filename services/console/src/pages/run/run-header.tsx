@@ -7,6 +7,7 @@ import { CopyButton } from '../../ui/copy-button';
 import { LiveIndicator } from '../../ui/live-indicator';
 import { RunStatusBadge } from '../../ui/status-badge';
 import { Timestamp } from '../../ui/time';
+import { RunScheduleFacts } from './run-schedule-facts';
 
 function rerunOf(run: RunDocument): string | undefined {
   const source = run.trigger['rerunOf'];
@@ -100,6 +101,7 @@ export function RunHeader({
             <span className="muted small">{run.trigger.source}</span>
           </dd>
         </div>
+        <RunScheduleFacts run={run} />
         {source !== undefined && (
           <div className="fact">
             <dt>Rerun of</dt>
