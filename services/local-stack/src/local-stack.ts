@@ -66,6 +66,8 @@ export interface LocalStackHooks {
   handler?(handler: AnyStepHandler, service: LocalService): AnyStepHandler;
   workerPolicy?: Partial<StepHarnessPolicy>;
   omitWorkers?: readonly WorkerStepType[];
+  /** The orchestrator's clock (the schedules e2e drives slots with it); workers keep real time. */
+  clock?: () => Date;
 }
 
 /**
@@ -109,6 +111,9 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       reportIndex: backends.reportIndex,
       accounts: backends.accounts,
       identities: backends.identities,
+      schedules: backends.schedules,
+      signals: backends.signals,
+      ...(hooks.clock === undefined ? {} : { clock: hooks.clock }),
       marketData: await createConfiguredCandleSource(orchestratorConfig),
       logger: options.loggerFor('orchestrator'),
       config: orchestratorConfig,

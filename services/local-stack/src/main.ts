@@ -3,8 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
 import { processEnv } from '@tda/config';
+import { RECOMMENDATION_FLOW_KEY } from '@tda/flow-engine';
 import { createLogger, type Logger } from '@tda/observability';
 import { runDemo } from './demo';
+import { runDemoSchedule } from './demo-schedule';
 import { loadLocalStackConfig } from './local-stack.config';
 import { startLocalStack } from './local-stack';
 import { ensureConsoleBuilt } from './console-build';
@@ -84,6 +86,21 @@ async function main(): Promise<void> {
     });
     out.write(`\ndemo run finished: ${final.status}\n`);
     if (final.status !== 'SUCCEEDED') process.exitCode = 1;
+    else if (final.flowKey === RECOMMENDATION_FLOW_KEY) {
+      await runDemoSchedule({
+        url: stack.url,
+        token: stack.token,
+        symbol: config.TDA_DEMO_SYMBOL,
+        accountId: config.TDA_DEMO_ACCOUNT,
+        demoRun: final,
+        out,
+        signal: controller.signal,
+      }).catch((error: unknown) =>
+        out.write(
+          `demo schedule failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        ),
+      );
+    }
     if (config.TDA_EXIT_AFTER_DEMO) {
       await stop('TDA_EXIT_AFTER_DEMO');
       return;
