@@ -145,6 +145,14 @@ export function fireOutcome(fire: ScheduleFire): { label: string; tone: Tone } {
 export const formatStrength = (value: number | undefined): string =>
   value === undefined ? '—' : value.toFixed(2);
 
+/** run.signal.reason (flow-engine SignalNoneReason) in words. */
+const NO_SIGNAL_REASONS: Readonly<Record<string, string>> = {
+  no_threshold: 'the schedule sets no minimum signal strength',
+  no_recommendation: 'the run has no recommendation',
+  not_scheduled: 'the run is not one of a schedule’s slots (or the schedule was deleted)',
+  run_not_succeeded: 'the run did not succeed',
+};
+
 /**
  * A scheduled run's signal decision: emitted (strength reached the threshold), filtered (below
  * it) or none (nothing to filter), with strength vs threshold.
@@ -157,6 +165,10 @@ export function signalDecision(signal: RunSignal): { label: string; detail: stri
     case 'filtered':
       return { label: 'Signal filtered', detail: versus, tone: 'skipped' };
     case 'none':
-      return { label: 'No signal', detail: signal.reason ?? 'nothing to filter', tone: 'idle' };
+      return {
+        label: 'No signal',
+        detail: NO_SIGNAL_REASONS[signal.reason ?? ''] ?? signal.reason ?? 'nothing to filter',
+        tone: 'idle',
+      };
   }
 }
