@@ -21,6 +21,7 @@ import {
   type Clock,
 } from '../orchestrator.tokens';
 import { RunAdmission } from '../runs/run-admission.service';
+import { SignalEmitter } from '../schedules/signal-emitter.service';
 import {
   decideReconcile,
   reconcileDecision,
@@ -83,6 +84,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(ORCHESTRATOR_CONFIG) private readonly config: ReconcilerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly signals: SignalEmitter,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -146,6 +148,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     const report = emptyReport(mode, started, maxRuns);
     await this.scanActive(report, options.checkArtifacts === true);
     await this.scanEnded(report, mode);
+    if (mode === 'apply') await this.sweepSignals();
     tallyDrift(report);
     // Starting queued runs writes: never in a dry run.
     if (mode === 'apply' && !this.stopped) {
@@ -217,6 +220,36 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         cursor = page.nextCursor ?? undefined;
         if (cursor === undefined) break;
       }
+    }
+  }
+
+  /**
+   * Flow 7: a scheduled run that SUCCEEDED and has no signal decision (its last step event ran
+   * out of deliveries) gets it now, like its step event would have given it (SignalEmitter is
+   * idempotent). The newest TDA_RECONCILE_ENDED_RUNS succeeded runs are looked at.
+   */
+  private async sweepSignals(): Promise<void> {
+    const window = this.config.TDA_RECONCILE_ENDED_RUNS;
+    let seen = 0;
+    let cursor: string | undefined;
+    while (seen < window && !this.stopped) {
+      const page = await this.store.list({
+        status: 'SUCCEEDED',
+        limit: Math.min(LIST_LIMIT_MAX, window - seen),
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const run of page.runs) {
+        seen += 1;
+        if (run.trigger.scheduleId === undefined || run.signal !== undefined) continue;
+        await this.signals.afterRun(run).catch((error: unknown) =>
+          logEvent(this.logger, 'warn', 'reconcile_failed', {
+            runId: run.runId,
+            error: describeError(error),
+          }),
+        );
+      }
+      cursor = page.nextCursor ?? undefined;
+      if (cursor === undefined) break;
     }
   }
 

@@ -125,6 +125,23 @@ describe('schedules API and ticker (flow 7)', () => {
     expect(await runs()).toHaveLength(2);
   });
 
+  it('the reconciler decides the signal of a scheduled run whose last step event never got through', async () => {
+    const { scheduleId } = await create({ minSignalStrength: 0.5 });
+    const fired = (await orc.request('POST', `/schedules/${scheduleId}/fire`, { body: {} }))
+      .body as { runId: string };
+    // No workers here: finish the run by hand, as if its events had all been lost.
+    const found = await orc.store.get(fired.runId);
+    if (found === null) throw new Error('no run');
+    const patch: Record<string, unknown> = { status: 'SUCCEEDED' };
+    for (const stepId of Object.keys(found.run.steps))
+      patch[`steps.${stepId}.status`] = 'SUCCEEDED';
+    await orc.store.update(fired.runId, patch, found.version);
+    await orc.reconciler.reconcileOnce();
+    const run = (await orc.request('GET', `/runs/${fired.runId}`)).body as FlowRun;
+    // market_charts_v1 has no recommendation: nothing to filter, and the run says why.
+    expect(run.signal).toMatchObject({ status: 'none', reason: 'no_recommendation' });
+  });
+
   it('refuses a trigger request that names a schedule (only schedules set it)', async () => {
     const res = await orc.request('POST', '/runs', {
       body: {
