@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { FieldPath, type Firestore } from '@google-cloud/firestore';
+import {
+  FIRESTORE_INDEXES,
+  indexServing,
+  recordingFirestore,
+  type QueryShape,
+} from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
 import { FirestoreReportIndexStore } from './firestore-report-index.store';
 import type { RecommendationListQuery, ReportListQuery } from './report-index-store.port';
@@ -10,83 +13,6 @@ import type { RecommendationListQuery, ReportListQuery } from './report-index-st
  * deploy/firestore/firestore.indexes.json, or it fails on GCP with FAILED_PRECONDITION (the
  * emulator needs none). The shapes are recorded from the real adapter, not restated by hand.
  */
-
-interface QueryShape {
-  collection: string;
-  equality: string[];
-  range: string[];
-  orderBy: { field: string; direction: string }[];
-}
-
-interface IndexSpec {
-  collectionGroup: string;
-  queryScope?: string;
-  fields: { fieldPath: string; order?: string }[];
-}
-
-const INDEXES = (
-  JSON.parse(
-    readFileSync(join(__dirname, '../../../deploy/firestore/firestore.indexes.json'), 'utf8'),
-  ) as { indexes: IndexSpec[] }
-).indexes;
-
-function fieldName(field: unknown): string {
-  if (field instanceof FieldPath) {
-    return field.isEqual(FieldPath.documentId()) ? '__name__' : field.toString();
-  }
-  return String(field);
-}
-
-/** A Firestore whose queries record their shape and return no documents. */
-function recordingFirestore(shapes: QueryShape[]): Firestore {
-  const query = (shape: QueryShape): unknown => ({
-    where: (field: unknown, op: string) => {
-      if (op === '==') return query({ ...shape, equality: [...shape.equality, fieldName(field)] });
-      if (op === '<=') return query({ ...shape, range: [...shape.range, fieldName(field)] });
-      throw new Error(`unexpected operator ${op}: extend this test`);
-    },
-    orderBy: (field: unknown, direction = 'asc') =>
-      query({ ...shape, orderBy: [...shape.orderBy, { field: fieldName(field), direction }] }),
-    startAfter: () => query(shape),
-    limit: () => query(shape),
-    get: () => {
-      shapes.push(shape);
-      return Promise.resolve({ docs: [] });
-    },
-  });
-  return {
-    collection: (name: string) => query({ collection: name, equality: [], range: [], orderBy: [] }),
-  } as unknown as Firestore;
-}
-
-const DIRECTION = { desc: 'DESCENDING', asc: 'ASCENDING' } as const;
-
-/** An index serving the equality filters (any order), then the order (__name__ last is implied). */
-function hasIndex(shape: QueryShape): boolean {
-  const order = shape.orderBy.filter(
-    (o, i, all) => !(o.field === '__name__' && i === all.length - 1),
-  );
-  return INDEXES.some((index) => {
-    if (
-      index.collectionGroup !== shape.collection ||
-      (index.queryScope ?? 'COLLECTION') !== 'COLLECTION'
-    ) {
-      return false;
-    }
-    const head = index.fields.slice(0, shape.equality.length);
-    const tail = index.fields.slice(shape.equality.length);
-    return (
-      head.every((f) => f.order === 'ASCENDING' && shape.equality.includes(f.fieldPath)) &&
-      new Set(head.map((f) => f.fieldPath)).size === shape.equality.length &&
-      tail.length === order.length &&
-      tail.every(
-        (f, i) =>
-          f.fieldPath === order[i]?.field &&
-          f.order === DIRECTION[order[i]?.direction as keyof typeof DIRECTION],
-      )
-    );
-  });
-}
 
 async function shapes(
   run: (store: FirestoreReportIndexStore) => Promise<unknown>,
@@ -134,7 +60,7 @@ describe('deploy/firestore/firestore.indexes.json covers the report index querie
         for (const shape of recorded) {
           // A range filter is only servable when its field is the first one ordered by.
           expect(shape.range.every((f) => shape.orderBy[0]?.field === f)).toBe(true);
-          expect(hasIndex(shape), JSON.stringify(filters)).toBe(true);
+          expect(indexServing(shape) !== undefined, JSON.stringify(filters)).toBe(true);
         }
       }
     }
@@ -150,7 +76,8 @@ describe('deploy/firestore/firestore.indexes.json covers the report index querie
     for (const query of queries) {
       const recorded = await shapes((s) => s.listRecommendations(query));
       expect(recorded.length).toBeGreaterThan(0);
-      for (const shape of recorded) expect(hasIndex(shape), JSON.stringify(query)).toBe(true);
+      for (const shape of recorded)
+        expect(indexServing(shape) !== undefined, JSON.stringify(query)).toBe(true);
     }
   });
 
@@ -165,14 +92,16 @@ describe('deploy/firestore/firestore.indexes.json covers the report index querie
         ),
       )),
     ].flat();
-    const ours = INDEXES.filter((i) => ['reports', 'recommendations'].includes(i.collectionGroup));
+    const ours = FIRESTORE_INDEXES.filter((i) =>
+      ['reports', 'recommendations'].includes(i.collectionGroup),
+    );
     const unused = ours.filter(
       (index) =>
         !recorded.some(
           (shape) =>
             shape.collection === index.collectionGroup &&
             index.fields.length === shape.equality.length + 2 &&
-            hasIndex(shape),
+            indexServing(shape) !== undefined,
         ),
     );
     expect(unused).toEqual([]);
