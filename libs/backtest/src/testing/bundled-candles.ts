@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CandleLike } from '../candle-arrays';
+
+/**
+ * The bundled Binance BTCUSDT 1h candles (libs/market-data/data), read straight from the CSV: this
+ * core library may not import the market-data adapter, and the tests want the real series.
+ */
+export function loadBundledBtc1h(): CandleLike[] {
+  const file = join(__dirname, '..', '..', '..', 'market-data', 'data', 'BTCUSDT_1h.csv');
+  const [, ...rows] = readFileSync(file, 'utf8').trim().split('\n');
+  return rows.map((row) => {
+    const [datetime = '', open, high, low, close, volume] = row.split(',');
+    return {
+      openTime: Date.parse(`${datetime.replace(' ', 'T')}Z`),
+      open: Number(open),
+      high: Number(high),
+      low: Number(low),
+      close: Number(close),
+      volume: Number(volume),
+    };
+  });
+}
+
+export const HOUR_MS = 3_600_000;
