@@ -4,3 +4,8 @@ export * from './indicators';
 export * from './indicator-cache';
 export * from './strategies';
 export * from './simulate';
+export * from './grid';
+export * from './grid-guards';
+export * from './grid-hash';
+export * from './top-k';
+export * from './stages';
