@@ -82,76 +82,87 @@ export async function createBackends(
     ]);
   }
   const topology = buildTopology({ prefix: config.TDA_PUBSUB_PREFIX });
+  return config.TDA_BACKEND === 'memory'
+    ? memoryBackends(config, options, topology)
+    : googleBackends(config, options, topology);
+}
+
+/** Everything in-process (a local store and bus; artifacts under the data dir). */
+function memoryBackends(
+  config: BackendConfig,
+  options: CreateBackendsOptions,
+  topology: Topology,
+): Backends {
   const dataDir = resolve(config.TDA_DATA_DIR);
-  switch (config.TDA_BACKEND) {
-    case 'memory': {
-      const broker = new InMemoryBroker({ timeScale: options.memoryTimeScale ?? 1 });
-      if (options.applyTopology ?? true) broker.applyTopology(topology);
-      return {
-        mode: 'memory',
-        store: new InMemoryFlowRunStore(),
-        broker,
-        artifacts: new LocalArtifactStore({ dataDir }),
-        reportIndex: new InMemoryReportIndexStore(),
-        accounts: new InMemoryAccountStore(),
-        identities: new InMemoryIdentityStore(),
-        schedules: new InMemoryScheduleStore(),
-        signals: new InMemorySignalStore(),
-        topology,
-        describe: () => [
-          'backend: memory (in-process store and bus; runs are lost on exit)',
-          `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/... stored under ${dataDir}`,
-        ],
-        close: () => broker.close(),
-      };
-    }
-    case 'emulators':
-    case 'gcp': {
-      const emulators = config.TDA_BACKEND === 'emulators';
-      const firestore = createFirestore({
-        projectId: config.GOOGLE_CLOUD_PROJECT,
-        ...(emulators && config.FIRESTORE_EMULATOR_HOST !== undefined
-          ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
-          : {}),
-      });
-      const pubsub = new PubSub({
-        projectId: config.GOOGLE_CLOUD_PROJECT,
-        ...(emulators ? { apiEndpoint: config.PUBSUB_EMULATOR_HOST, emulatorMode: true } : {}),
-      });
-      if (options.applyTopology ?? emulators) await applyTopology(pubsub, topology);
-      const broker = new GooglePubSubBroker({ pubsub });
-      const artifacts: ArtifactStore = emulators
-        ? new LocalArtifactStore({ dataDir })
-        : new GcsArtifactStore({
-            storage: new Storage({ projectId: config.GOOGLE_CLOUD_PROJECT }),
-          });
-      return {
-        mode: config.TDA_BACKEND,
-        store: new FirestoreFlowRunStore(firestore),
-        broker,
-        artifacts,
-        reportIndex: new FirestoreReportIndexStore(firestore),
-        accounts: new FirestoreAccountStore(firestore),
-        identities: new FirestoreIdentityStore(firestore),
-        schedules: new FirestoreScheduleStore(firestore),
-        signals: new FirestoreSignalStore(firestore),
-        topology,
-        describe: () =>
-          emulators
-            ? [
-                `backend: emulators (Firestore ${config.FIRESTORE_EMULATOR_HOST}, Pub/Sub ${config.PUBSUB_EMULATOR_HOST}, project ${config.GOOGLE_CLOUD_PROJECT})`,
-                `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/... stored under ${dataDir}`,
-              ]
-            : [
-                `backend: gcp (project ${config.GOOGLE_CLOUD_PROJECT})`,
-                `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/...`,
-              ],
-        close: async () => {
-          await broker.close();
-          await pubsub.close();
-          await firestore.terminate();
-        },
-      };
-    }
-  }
+  const broker = new InMemoryBroker({ timeScale: options.memoryTimeScale ?? 1 });
+  if (options.applyTopology ?? true) broker.applyTopology(topology);
+  return {
+    mode: 'memory',
+    store: new InMemoryFlowRunStore(),
+    broker,
+    artifacts: new LocalArtifactStore({ dataDir }),
+    reportIndex: new InMemoryReportIndexStore(),
+    accounts: new InMemoryAccountStore(),
+    identities: new InMemoryIdentityStore(),
+    schedules: new InMemoryScheduleStore(),
+    signals: new InMemorySignalStore(),
+    topology,
+    describe: () => [
+      'backend: memory (in-process store and bus; runs are lost on exit)',
+      `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/... stored under ${dataDir}`,
+    ],
+    close: () => broker.close(),
+  };
+}
+
+/** Firestore and Pub/Sub: the emulators (artifacts on disk) or GCP (artifacts in GCS). */
+async function googleBackends(
+  config: BackendConfig,
+  options: CreateBackendsOptions,
+  topology: Topology,
+): Promise<Backends> {
+  const emulators = config.TDA_BACKEND === 'emulators';
+  const dataDir = resolve(config.TDA_DATA_DIR);
+  const firestore = createFirestore({
+    projectId: config.GOOGLE_CLOUD_PROJECT,
+    ...(emulators && config.FIRESTORE_EMULATOR_HOST !== undefined
+      ? { emulatorHost: config.FIRESTORE_EMULATOR_HOST }
+      : {}),
+  });
+  const pubsub = new PubSub({
+    projectId: config.GOOGLE_CLOUD_PROJECT,
+    ...(emulators ? { apiEndpoint: config.PUBSUB_EMULATOR_HOST, emulatorMode: true } : {}),
+  });
+  if (options.applyTopology ?? emulators) await applyTopology(pubsub, topology);
+  const broker = new GooglePubSubBroker({ pubsub });
+  const artifacts: ArtifactStore = emulators
+    ? new LocalArtifactStore({ dataDir })
+    : new GcsArtifactStore({ storage: new Storage({ projectId: config.GOOGLE_CLOUD_PROJECT }) });
+  return {
+    mode: emulators ? 'emulators' : 'gcp',
+    store: new FirestoreFlowRunStore(firestore),
+    broker,
+    artifacts,
+    reportIndex: new FirestoreReportIndexStore(firestore),
+    accounts: new FirestoreAccountStore(firestore),
+    identities: new FirestoreIdentityStore(firestore),
+    schedules: new FirestoreScheduleStore(firestore),
+    signals: new FirestoreSignalStore(firestore),
+    topology,
+    describe: () =>
+      emulators
+        ? [
+            `backend: emulators (Firestore ${config.FIRESTORE_EMULATOR_HOST}, Pub/Sub ${config.PUBSUB_EMULATOR_HOST}, project ${config.GOOGLE_CLOUD_PROJECT})`,
+            `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/... stored under ${dataDir}`,
+          ]
+        : [
+            `backend: gcp (project ${config.GOOGLE_CLOUD_PROJECT})`,
+            `artifacts: gs://${config.TDA_ARTIFACTS_BUCKET}/...`,
+          ],
+    close: async () => {
+      await broker.close();
+      await pubsub.close();
+      await firestore.terminate();
+    },
+  };
 }

@@ -18,16 +18,16 @@ function newestMtime(path: string): number {
   return newest;
 }
 
+/** The console's directory, or why there is none. */
+export type ConsoleBuild = { dir: string } | { dir?: undefined; reason: string };
+
 /**
  * The built console for the orchestrator to serve (TDA_CONSOLE_DIR): built with vite when
  * missing or older than its sources, so `npm start` always serves the console of this checkout.
  * Returns the directory, or undefined (with the reason) when the sources are absent or the build
  * failed — the API then runs without a console.
  */
-export function ensureConsoleBuilt(
-  repoRoot: string,
-  say: (line: string) => void,
-): { dir: string } | { dir?: undefined; reason: string } {
+export function ensureConsoleBuilt(repoRoot: string, say: (line: string) => void): ConsoleBuild {
   const out = join(repoRoot, CONSOLE_OUT_DIR);
   const sources = join(repoRoot, 'services', 'console');
   if (!existsSync(join(sources, 'index.html'))) return { reason: 'no console/ sources' };

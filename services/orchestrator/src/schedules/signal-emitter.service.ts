@@ -72,8 +72,9 @@ export class SignalEmitter {
             now: this.clock(),
           });
     if (decision.kind === 'emit') await this.emit(decision.signal);
-    await this.recordOnRun(run.runId, outcomeOf(decision, this.clock()));
-    return outcomeOf(decision, this.clock()).status;
+    const outcome = outcomeOf(decision, this.clock());
+    await this.recordOnRun(run.runId, outcome);
+    return outcome.status;
   }
 
   private async emit(signal: Signal): Promise<void> {
