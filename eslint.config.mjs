@@ -15,6 +15,7 @@ import tseslint from 'typescript-eslint';
  * - type:test       test helpers; only test files may import them
  * - type:launcher   the local all-in-one launcher (npm start): composes services in one process
  * - type:app        the web console (services/console/): a browser bundle; server libs as types only
+ * - type:bench      the benchmarks (bench/, `npm run bench`): libraries, never services
  */
 const productionConstraints = [
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
@@ -60,6 +61,16 @@ const productionConstraints = [
     onlyDependOnLibsWithTags: [
       'type:service',
       'type:cli',
+      'type:adapter',
+      'type:core',
+      'type:contracts',
+      'type:util',
+      'type:config',
+    ],
+  },
+  {
+    sourceTag: 'type:bench',
+    onlyDependOnLibsWithTags: [
       'type:adapter',
       'type:core',
       'type:contracts',

@@ -33,7 +33,12 @@ export default defineConfig({
           // Property tests run hundreds of cases; on a loaded 2-core CI machine 5 s is too tight.
           // This is a hang guard, not a speed assertion (speed lives in bench/).
           testTimeout: 30_000,
-          include: ['libs/**/*.spec.ts', 'services/**/*.spec.ts', 'tools/**/*.spec.ts'],
+          include: [
+            'libs/**/*.spec.ts',
+            'services/**/*.spec.ts',
+            'tools/**/*.spec.ts',
+            'bench/**/*.spec.ts',
+          ],
           environment: 'node',
         },
       },

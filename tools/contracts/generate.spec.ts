@@ -43,6 +43,7 @@ describe('generated contract code', () => {
         ['ACCOUNT_EXPORT', 'account_export_inputs'],
         ['INDICATORS_ON_DEMAND', 'indicators_on_demand_inputs'],
         ['NEWS_EXPORT', 'news_export_inputs'],
+        ['BACKTEST', 'backtest_inputs'],
       ]);
     });
 

@@ -13,6 +13,7 @@ import {
   InMemoryScheduleStore,
   InMemorySignalStore,
   type FlowRunStore,
+  type StepCheckpointStore,
   type ScheduleStore,
   type SignalStore,
 } from '@tda/flow-store';
@@ -36,6 +37,8 @@ import type { BackendConfig } from './backend-config';
 export interface Backends {
   mode: BackendConfig['TDA_BACKEND'];
   store: FlowRunStore;
+  /** Step checkpoints beside the run documents (the same store: flow_runs/{runId}/checkpoints). */
+  checkpoints: StepCheckpointStore;
   broker: MessageBroker;
   artifacts: ArtifactStore;
   /** reports/{reportId} and recommendations/{recoId} (seed 001 index). */
@@ -96,9 +99,11 @@ function memoryBackends(
   const dataDir = resolve(config.TDA_DATA_DIR);
   const broker = new InMemoryBroker({ timeScale: options.memoryTimeScale ?? 1 });
   if (options.applyTopology ?? true) broker.applyTopology(topology);
+  const store = new InMemoryFlowRunStore();
   return {
     mode: 'memory',
-    store: new InMemoryFlowRunStore(),
+    store,
+    checkpoints: store,
     broker,
     artifacts: new LocalArtifactStore({ dataDir }),
     reportIndex: new InMemoryReportIndexStore(),
@@ -135,12 +140,14 @@ async function googleBackends(
   });
   if (options.applyTopology ?? emulators) await applyTopology(pubsub, topology);
   const broker = new GooglePubSubBroker({ pubsub });
+  const store = new FirestoreFlowRunStore(firestore);
   const artifacts: ArtifactStore = emulators
     ? new LocalArtifactStore({ dataDir })
     : new GcsArtifactStore({ storage: new Storage({ projectId: config.GOOGLE_CLOUD_PROJECT }) });
   return {
     mode: emulators ? 'emulators' : 'gcp',
-    store: new FirestoreFlowRunStore(firestore),
+    store,
+    checkpoints: store,
     broker,
     artifacts,
     reportIndex: new FirestoreReportIndexStore(firestore),

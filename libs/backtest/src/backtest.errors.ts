@@ -17,13 +17,13 @@ export interface GridViolation {
 }
 
 /**
- * A grid request refused at creation (INVALID_REQUEST → 422, not retryable): every violation at
+ * A grid request refused at creation (VALIDATION_FAILED → 422, not retryable): every violation at
  * once, in a fixed order, so the same request always gets the same payload.
  */
 export class BacktestGridInvalidError extends TdaError {
   constructor(readonly violations: GridViolation[]) {
     super(
-      'INVALID_REQUEST',
+      'VALIDATION_FAILED',
       `backtest grid request refused: ${violations.map((v) => `${v.path} ${v.problem}`).join('; ')}`,
       {
         details: { violations },

@@ -12,8 +12,10 @@ export interface Rates {
 }
 
 /**
- * The account of one variant: cash plus one signed position. One instance per variant, mutated in
- * place — the bar loop allocates nothing (trade objects exist only in detailed mode).
+ * The account of one variant: cash plus one signed position, and the exit levels of that
+ * position. Only fills (rare: a few hundred per run) go through its methods; the bar loop of
+ * simulate.ts copies the hot fields into local variables after each fill, so nothing is allocated
+ * per bar (trade objects exist only in detailed mode).
  */
 export class Book {
   cash = 1;
@@ -24,29 +26,40 @@ export class Book {
   entryTime = 0;
   /** Cash just before the entry: the trade's pnl is the cash after the exit minus this. */
   entryCash = 0;
-  /** Best price since entry (highest high long, lowest low short) for the trailing stop. */
-  extreme = 0;
+  /** Fixed stop-loss level of the open position (±Infinity when off: never touched). */
+  stopLevel = 0;
+  /** Take-profit level (±Infinity when off). */
+  targetLevel = 0;
+  /** Trailing-stop level from the entry fill (±Infinity when off); the bar loop moves it. */
+  trailLevel = 0;
+  /** extreme × trailMul = the trailing level; extreme = best price since entry. */
+  trailMul = 1;
   trades = 0;
   wins = 0;
   grossProfit = 0;
   grossLoss = 0;
 
   constructor(
-    private readonly r: Rates,
+    readonly r: Rates,
     private readonly log: Trade[] | undefined,
   ) {}
 
   /** Opens `side` at `price` (before slippage), committing `fraction` of the equity (= cash, flat). */
   open(side: number, price: number, time: number): void {
-    const fill = price * (1 + side * this.r.slip);
-    const notional = this.r.fraction * this.cash;
+    const { slip, fraction, fee, stop, target, trail } = this.r;
+    const fill = price * (1 + side * slip);
+    const notional = fraction * this.cash;
     this.entryCash = this.cash;
     this.units = (side * notional) / fill;
-    this.cash -= this.units * fill + notional * this.r.fee;
+    this.cash -= this.units * fill + notional * fee;
     this.side = side;
     this.entryPrice = fill;
     this.entryTime = time;
-    this.extreme = fill;
+    const away = side > 0 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    this.stopLevel = stop > 0 ? fill * (side > 0 ? 1 - stop : 1 + stop) : away;
+    this.trailMul = side > 0 ? 1 - trail : 1 + trail;
+    this.trailLevel = trail > 0 ? fill * this.trailMul : away;
+    this.targetLevel = target > 0 ? fill * (side > 0 ? 1 + target : 1 - target) : -away;
   }
 
   /** Closes the position at `price` (before slippage) and books the round trip. */
@@ -79,49 +92,5 @@ export class Book {
     if (target === this.side) return;
     if (this.side !== 0) this.close(open, time, 'signal');
     if (target !== 0) this.open(target, open, time);
-  }
-
-  /**
-   * Intra-bar exits. The order of prices inside a bar is unknown, so the rule is conservative:
-   * the stop (or trailing stop) is checked before the take profit, and the trailing reference
-   * moves only with bars already completed. A gap beyond a level fills at the open.
-   */
-  checkExits(open: number, high: number, low: number, time: number): void {
-    if (this.side > 0) this.checkLong(open, high, low, time);
-    else this.checkShort(open, high, low, time);
-  }
-
-  private checkLong(open: number, high: number, low: number, time: number): void {
-    const { stop, target, trail } = this.r;
-    const stopLevel = stop > 0 ? this.entryPrice * (1 - stop) : -Infinity;
-    const trailLevel = trail > 0 ? this.extreme * (1 - trail) : -Infinity;
-    const level = Math.max(stopLevel, trailLevel);
-    if (low <= level) {
-      this.close(Math.min(open, level), time, trailLevel > stopLevel ? 'trailing' : 'stop');
-      return;
-    }
-    const targetLevel = target > 0 ? this.entryPrice * (1 + target) : Infinity;
-    if (high >= targetLevel) {
-      this.close(Math.max(open, targetLevel), time, 'take_profit');
-      return;
-    }
-    if (high > this.extreme) this.extreme = high;
-  }
-
-  private checkShort(open: number, high: number, low: number, time: number): void {
-    const { stop, target, trail } = this.r;
-    const stopLevel = stop > 0 ? this.entryPrice * (1 + stop) : Infinity;
-    const trailLevel = trail > 0 ? this.extreme * (1 + trail) : Infinity;
-    const level = Math.min(stopLevel, trailLevel);
-    if (high >= level) {
-      this.close(Math.max(open, level), time, trailLevel < stopLevel ? 'trailing' : 'stop');
-      return;
-    }
-    const targetLevel = target > 0 ? this.entryPrice * (1 - target) : -Infinity;
-    if (low <= targetLevel) {
-      this.close(Math.min(open, targetLevel), time, 'take_profit');
-      return;
-    }
-    if (low < this.extreme) this.extreme = low;
   }
 }

@@ -62,10 +62,25 @@ export function estimateComputeBytes(strategy: GridStrategy, bars: number): numb
 
 type Check = (v: GridViolation[]) => void;
 
-function checkList(path: string, list: unknown, valid: (x: unknown) => boolean): Check {
+/** Values per list (the inputs contract's bounds): strategy parameters, execution fields. */
+export const MAX_PARAM_VALUES = 1_000;
+export const MAX_EXECUTION_VALUES = 100;
+/** Base variants stage A may keep. */
+export const MAX_PRESELECT = 100_000;
+
+function checkList(
+  path: string,
+  list: unknown,
+  valid: (x: unknown) => boolean,
+  maxValues: number,
+): Check {
   return (out) => {
     if (!Array.isArray(list) || list.length === 0) {
       out.push({ path, problem: 'empty_list' });
+      return;
+    }
+    if (list.length > maxValues) {
+      out.push({ path, problem: 'too_many_values', limit: maxValues, actual: list.length });
       return;
     }
     const bad = list.filter((x) => !valid(x));
@@ -102,7 +117,8 @@ const EXECUTION_RULES: Record<keyof ExecutionGrid, (x: unknown) => boolean> = {
 
 /** Returns false when the strategy part is unusable (then no counting is attempted). */
 function checkStrategy(strategy: GridStrategy | undefined, out: GridViolation[]): boolean {
-  const rules = strategy === undefined ? undefined : STRATEGY_PARAMS[strategy.kind];
+  const known = strategy !== undefined && Object.hasOwn(STRATEGY_PARAMS, strategy.kind);
+  const rules = known ? STRATEGY_PARAMS[strategy.kind] : undefined;
   if (strategy === undefined || rules === undefined) {
     out.push({ path: 'strategy.kind', problem: 'unknown_kind' });
     return false;
@@ -115,7 +131,8 @@ function checkStrategy(strategy: GridStrategy | undefined, out: GridViolation[])
   if (!maOk) out.push({ path: 'strategy.ma', problem: 'invalid_value' });
   const params = strategy.params ?? {};
   for (const name of rules.names) {
-    checkList(`strategy.params.${name}`, params[name], PARAM_RULES[name] ?? (() => false))(out);
+    const rule = PARAM_RULES[name] ?? (() => false);
+    checkList(`strategy.params.${name}`, params[name], rule, MAX_PARAM_VALUES)(out);
   }
   const unknown = Object.keys(params)
     .filter((n) => !rules.names.includes(n))
@@ -131,8 +148,9 @@ function checkStrategy(strategy: GridStrategy | undefined, out: GridViolation[])
 
 function checkExecution(execution: ExecutionGrid | undefined, out: GridViolation[]): boolean {
   const before = out.length;
-  for (const f of EXECUTION_FIELDS)
-    checkList(`execution.${f}`, execution?.[f], EXECUTION_RULES[f])(out);
+  for (const f of EXECUTION_FIELDS) {
+    checkList(`execution.${f}`, execution?.[f], EXECUTION_RULES[f], MAX_EXECUTION_VALUES)(out);
+  }
   return out.length === before;
 }
 
@@ -148,6 +166,14 @@ function checkSizes(request: GridRequest, limits: GridLimits, out: GridViolation
     });
   }
   if (!isInt(1)(preselect)) out.push({ path: 'preselect', problem: 'invalid_value' });
+  else if (preselect > MAX_PRESELECT) {
+    out.push({
+      path: 'preselect',
+      problem: 'above_limit',
+      limit: MAX_PRESELECT,
+      actual: preselect,
+    });
+  }
   if (!isInt(0)(topTrades)) out.push({ path: 'top_trades_n', problem: 'invalid_value' });
   else if (isInt(1)(topK) && topTrades > topK) {
     out.push({ path: 'top_trades_n', problem: 'above_top_k', limit: topK, actual: topTrades });
@@ -157,7 +183,7 @@ function checkSizes(request: GridRequest, limits: GridLimits, out: GridViolation
 /**
  * Every guard of a grid request, at job creation (never discovered mid-run). All violations are
  * collected in a fixed order (strategy, execution, sizes, then the variant and memory caps) and
- * thrown as ONE BacktestGridInvalidError (INVALID_REQUEST, 422): the same request always yields the
+ * thrown as ONE BacktestGridInvalidError (VALIDATION_FAILED, 422): the same request always yields the
  * same payload. `bars` = candles the job will read (for the memory estimate).
  */
 export function checkGridRequest(

@@ -25,12 +25,13 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-function sha256Hex(text: string): string {
+/** sha256 (hex) of a UTF-8 string. */
+export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** request_hash: sha256 (hex) of the canonical JSON request. */
-export function requestHash(request: GridRequest): string {
+/** request_hash: sha256 (hex) of the canonical JSON request (the grid and what it runs on). */
+export function requestHash(request: GridRequest | Readonly<Record<string, unknown>>): string {
   return sha256Hex(canonicalJson(request));
 }
 

@@ -9,3 +9,4 @@ export * from './grid-guards';
 export * from './grid-hash';
 export * from './top-k';
 export * from './stages';
+export * from './runtime-config';

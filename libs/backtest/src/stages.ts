@@ -8,6 +8,7 @@ import {
   variantKey,
   type GridRequest,
 } from './grid';
+import { BacktestParamsInvalidError } from './backtest.errors';
 import { DEFAULT_GRID_LIMITS } from './grid-guards';
 import { IndicatorCache } from './indicator-cache';
 import { simulateVariant, type ExecutionParams, type Trade, type VariantMetrics } from './simulate';
@@ -42,6 +43,31 @@ export interface StageOptions {
   onBatch?: (progress: Progress, bestSoFar: VariantScore[]) => void;
   isCancelled?: () => boolean;
   topKPersistedDefault?: number;
+  /**
+   * Only stage-B units [from, to) (a shard: libs/backtest-parallel runs one per thread). Progress
+   * then counts the shard's units (total = to - from). Default: every unit.
+   */
+  units?: UnitRange;
+}
+
+/** A contiguous range of stage-B units, `from` inclusive, `to` exclusive. */
+export interface UnitRange {
+  from: number;
+  to: number;
+}
+
+/** The number of stage-B units: shortlist × execution combinations. */
+export function stageBUnitCount(request: GridRequest, shortlistLength: number): number {
+  return shortlistLength * EXECUTION_FIELDS.reduce((n, f) => n * request.execution[f].length, 1);
+}
+
+function unitRange(units: UnitRange | undefined, all: number): UnitRange {
+  if (units === undefined) return { from: 0, to: all };
+  const { from, to } = units;
+  if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= all)) {
+    throw new BacktestParamsInvalidError('stage B unit range out of bounds', { from, to, all });
+  }
+  return { from, to };
 }
 
 export type StageBResult =
@@ -66,26 +92,35 @@ function plainBase({ index, base_variant_key, spec, metrics }: RankedBase): Base
   return { index, base_variant_key, spec, metrics };
 }
 
+/** One batch boundary of stage A: its progress and the shortlist so far. */
+export interface StageAStep {
+  progress: Progress;
+  shortlist(): BaseScore[];
+}
+
 /**
  * Stage A: streams every base variant, scored with the default execution (the first value of each
  * execution list), and keeps the `preselect` best: total_return_pct desc, base_variant_key asc.
- * Progress units = base variants; `isCancelled` is asked at every batch boundary.
+ * Progress units = base variants. As steps: yields before the first batch and after every batch
+ * (a caller may await, check cancel or report between them) and returns the shortlist.
  */
-export function runStageA(
+export function* stageASteps(
   candles: CandleArrays,
   request: GridRequest,
-  options: StageAOptions = {},
-): StageAResult {
+  options: Pick<StageAOptions, 'cache' | 'batchSize'> = {},
+): Generator<StageAStep, BaseScore[], void> {
   const cache = options.cache ?? new IndicatorCache(candles);
   const execution = defaultExecution(request.execution);
   const scratch = new Int8Array(candles.length);
   const shortlist = new TopK<RankedBase>(request.preselect);
   const progress: Progress = { processed: 0, total: countVariants(request).base };
   const batchSize = Math.max(1, options.batchSize ?? 1000);
+  const step = (): StageAStep => ({
+    progress: { ...progress },
+    shortlist: () => shortlist.toArray().map(plainBase),
+  });
+  yield step();
   for (const base of baseVariants(request.strategy)) {
-    if (progress.processed % batchSize === 0 && options.isCancelled?.() === true) {
-      return { status: 'cancelled', shortlist: shortlist.toArray().map(plainBase), progress };
-    }
     computeSignals(cache, base.spec, scratch);
     const { metrics } = simulateVariant(candles, scratch, execution);
     const key = base.base_variant_key;
@@ -93,10 +128,31 @@ export function runStageA(
       shortlist.offer({ ...base, metrics, score: metrics.total_return_pct, key });
     }
     progress.processed++;
-    const boundary = progress.processed % batchSize === 0 || progress.processed === progress.total;
-    if (boundary) options.onBatch?.({ ...progress });
+    if (progress.processed % batchSize === 0 || progress.processed === progress.total) {
+      yield step();
+    }
   }
-  return { status: 'completed', shortlist: shortlist.toArray().map(plainBase), progress };
+  return shortlist.toArray().map(plainBase);
+}
+
+/** stageASteps run to the end in one go: `onBatch` after each batch, `isCancelled` before each. */
+export function runStageA(
+  candles: CandleArrays,
+  request: GridRequest,
+  options: StageAOptions = {},
+): StageAResult {
+  const steps = stageASteps(candles, request, options);
+  for (let next = steps.next(); ; next = steps.next()) {
+    if (next.done === true) {
+      const total = countVariants(request).base;
+      return { status: 'completed', shortlist: next.value, progress: { processed: total, total } };
+    }
+    const { progress } = next.value;
+    if (progress.processed > 0) options.onBatch?.({ ...progress });
+    if (progress.processed < progress.total && options.isCancelled?.() === true) {
+      return { status: 'cancelled', shortlist: next.value.shortlist(), progress };
+    }
+  }
 }
 
 type RankedVariant = VariantScore & { score: number; key: string };
@@ -106,31 +162,40 @@ function plain(v: RankedVariant): VariantScore {
   return { variant_key, base_variant_key, spec, execution, metrics };
 }
 
+/** One batch boundary of stage B: its progress and the best so far. */
+export interface StageBStep {
+  progress: Progress;
+  top(): VariantScore[];
+}
+
 /**
  * Stage B: streams the shortlist × execution combinations (unit u = base u ÷ E, execution u mod E)
- * in batches with a running top-K, K = min(top_k, top_k_persisted_default). After each batch
- * `onBatch` gets the progress and best-so-far; `isCancelled` is asked at every batch boundary.
+ * in batches with a running top-K, K = min(top_k, top_k_persisted_default). As steps: yields
+ * before the first batch and after every batch, and returns the top-K.
  */
-export function runStageB(
+export function* stageBSteps(
   candles: CandleArrays,
   request: GridRequest,
   shortlist: readonly BaseScore[],
-  options: StageOptions = {},
-): StageBResult {
+  options: Pick<StageOptions, 'cache' | 'batchSize' | 'topKPersistedDefault' | 'units'> = {},
+): Generator<StageBStep, VariantScore[], void> {
   const cache = options.cache ?? new IndicatorCache(candles);
   const cap = options.topKPersistedDefault ?? DEFAULT_GRID_LIMITS.topKPersistedDefault;
   const top = new TopK<RankedVariant>(Math.min(request.top_k, cap));
   const perBase = EXECUTION_FIELDS.reduce((n, f) => n * request.execution[f].length, 1);
-  const progress: Progress = { processed: 0, total: shortlist.length * perBase };
+  const { from, to } = unitRange(options.units, shortlist.length * perBase);
+  const progress: Progress = { processed: 0, total: to - from };
   const batchSize = Math.max(1, options.batchSize ?? 1000);
   const scratch = new Int8Array(candles.length);
+  const step = (): StageBStep => ({
+    progress: { ...progress },
+    top: () => top.toArray().map(plain),
+  });
   let signalsOf = -1;
+  yield step();
   while (progress.processed < progress.total) {
-    if (options.isCancelled?.() === true) {
-      return { status: 'cancelled', top: top.toArray().map(plain), progress: { ...progress } };
-    }
     const end = Math.min(progress.total, progress.processed + batchSize);
-    for (let u = progress.processed; u < end; u++) {
+    for (let u = from + progress.processed; u < from + end; u++) {
       const baseIndex = Math.floor(u / perBase);
       const base = shortlist[baseIndex] as BaseScore;
       if (signalsOf !== baseIndex) computeSignals(cache, base.spec, scratch);
@@ -140,20 +205,32 @@ export function runStageB(
       const key = variantKey(base.base_variant_key, execution);
       if (!top.accepts(metrics.total_return_pct, key)) continue;
       const { base_variant_key, spec } = base;
-      top.offer({
-        variant_key: key,
-        base_variant_key,
-        spec,
-        execution,
-        metrics,
-        score: metrics.total_return_pct,
-        key,
-      });
+      const score = metrics.total_return_pct;
+      top.offer({ variant_key: key, base_variant_key, spec, execution, metrics, score, key });
     }
     progress.processed = end;
-    options.onBatch?.({ ...progress }, top.toArray().map(plain));
+    yield step();
   }
-  return { status: 'completed', top: top.toArray().map(plain), progress };
+  return top.toArray().map(plain);
+}
+
+/** stageBSteps run to the end in one go: `onBatch` after each batch, `isCancelled` before each. */
+export function runStageB(
+  candles: CandleArrays,
+  request: GridRequest,
+  shortlist: readonly BaseScore[],
+  options: StageOptions = {},
+): StageBResult {
+  const steps = stageBSteps(candles, request, shortlist, options);
+  let progress: Progress = { processed: 0, total: 0 };
+  for (let next = steps.next(); ; next = steps.next()) {
+    if (next.done === true) return { status: 'completed', top: next.value, progress };
+    progress = next.value.progress;
+    if (progress.processed > 0) options.onBatch?.({ ...progress }, next.value.top());
+    if (progress.processed < progress.total && options.isCancelled?.() === true) {
+      return { status: 'cancelled', top: next.value.top(), progress };
+    }
+  }
 }
 
 export interface FinalVariant extends VariantScore {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideHeartbeat, decideLeaseExpiry } from './lease';
+import { decideHeartbeat, decideLeaseExpiry, holdsStepLease } from './lease';
 import { FIELD_DELETE } from './patch';
 import { at, iso, makeRun } from './testing/run-fixtures';
 
@@ -119,5 +119,24 @@ describe('decideLeaseExpiry', () => {
       reason: 'not_running',
     });
     expect(() => decideLeaseExpiry(running(), 's', { now: at(1), maxAttempts: 0 })).toThrow();
+  });
+});
+
+describe('holdsStepLease', () => {
+  const holder = { owner: 'w1', attempt: 1, now: at(30) };
+
+  it('holds while the step runs under the same claim, owner and an unexpired lease', () => {
+    expect(holdsStepLease(running(), 's', holder)).toBe(true);
+    // A cancel request does not revoke it: the step stops at its next batch boundary.
+    expect(holdsStepLease(running({ cancelRequestedAt: iso(10) }), 's', holder)).toBe(true);
+  });
+
+  it('is lost to another owner, another claim, an expired lease or a finished step', () => {
+    expect(holdsStepLease(running(), 's', { ...holder, owner: 'w2' })).toBe(false);
+    expect(holdsStepLease(running(), 's', { ...holder, attempt: 2 })).toBe(false);
+    expect(holdsStepLease(running(), 's', { ...holder, now: at(60) })).toBe(false);
+    expect(holdsStepLease(running(), 'missing', holder)).toBe(false);
+    const done = makeRun({ s: { status: 'SUCCEEDED', attempt: 1 } }, { status: 'SUCCEEDED' });
+    expect(holdsStepLease(done, 's', holder)).toBe(false);
   });
 });

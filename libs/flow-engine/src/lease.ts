@@ -173,3 +173,28 @@ export function decideLeaseExpiry(
     },
   };
 }
+
+export interface LeaseHolder {
+  owner: string;
+  /** The claim the holder made (steps.<id>.attempt when it claimed). */
+  attempt: number;
+  now: Date;
+}
+
+/**
+ * Whether `holder` still holds the step's lease (seed 003: every write of a running job is
+ * conditional on `(job, locked_by, lease_expires_at > now)`): the step is RUNNING under the same
+ * claim and owner and its lease has not expired. The guard of a worker's writes beside the run
+ * document (step checkpoints); a cancel request does not revoke it (the step stops at its next
+ * batch boundary).
+ */
+export function holdsStepLease(run: FlowRun, stepId: string, holder: LeaseHolder): boolean {
+  const step = stepOf(run, stepId);
+  return (
+    step !== undefined &&
+    step.status === 'RUNNING' &&
+    step.attempt === holder.attempt &&
+    step.lease?.owner === holder.owner &&
+    !isAtOrBefore(step.lease.expiresAt, holder.now)
+  );
+}

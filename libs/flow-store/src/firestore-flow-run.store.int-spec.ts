@@ -6,6 +6,7 @@ import { FirestoreFlowRunStore } from './firestore-flow-run.store';
 import {
   describeFlowRunStoreConformance,
   describeRunChangeFeedConformance,
+  describeStepCheckpointConformance,
   makeFlowRun,
 } from './testing';
 
@@ -29,6 +30,14 @@ describeFlowRunStoreConformance('firestore (emulator)', async ({ clock }) => {
     seedRawDocument: async (runId, doc) => {
       await firestore.collection(collection).doc(runId).set(doc);
     },
+  };
+});
+
+describeStepCheckpointConformance('firestore (emulator)', async () => {
+  const collection = uniqueName('flow_runs');
+  return {
+    store: new FirestoreFlowRunStore(firestore, { collection }),
+    cleanup: () => firestore.recursiveDelete(firestore.collection(collection)),
   };
 });
 

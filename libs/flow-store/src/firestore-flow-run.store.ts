@@ -10,7 +10,7 @@ import {
   Timestamp,
 } from '@google-cloud/firestore';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatch, isFieldDelete } from '@tda/flow-engine';
+import { type RunPatch, applyPatch, isFieldDelete, isStorageSafeStepId } from '@tda/flow-engine';
 import {
   RunAlreadyExistsError,
   RunNotFoundError,
@@ -25,6 +25,7 @@ import {
   type VersionedRun,
 } from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
+import { CHECKPOINTS_SUBCOLLECTION, type StepCheckpointStore } from './step-checkpoint.port';
 import { firestoreGrpcCode, guardFirestoreCall } from './firestore-status';
 import {
   type StoredPatch,
@@ -61,7 +62,7 @@ function timestampOf(version: string): Timestamp | null {
  * transactions (seed 002). Field paths are built with `new FieldPath(...segments)`, so stepIds
  * with ':' or '-' never depend on how the client parses dotted strings.
  */
-export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed {
+export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepCheckpointStore {
   private readonly collection: CollectionReference;
   private readonly clock: () => Date;
   private readonly cacheSize: number;
@@ -221,6 +222,33 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed {
     const snapshot = await q.limit(limit + 1).get();
     const runs = snapshot.docs.map((doc) => readRunDocument(doc.id, doc.data()));
     return toPage(runs, limit);
+  }
+
+  writeCheckpoint(
+    runId: string,
+    stepId: string,
+    data: Record<string, unknown>,
+    guard: (run: FlowRun) => boolean,
+  ): Promise<'written' | 'refused'> {
+    return this.guarded('writeCheckpoint', async () => {
+      if (!isRunId(runId) || !isStorageSafeStepId(stepId)) return 'refused';
+      const ref = this.ref(runId);
+      // The run document is read in the transaction: a write after the lease changed aborts it.
+      return this.firestore.runTransaction(async (t) => {
+        const versioned = this.fromSnapshot(runId, await t.get(ref));
+        if (versioned === null || !guard(versioned.run)) return 'refused' as const;
+        t.set(ref.collection(CHECKPOINTS_SUBCOLLECTION).doc(stepId), data);
+        return 'written' as const;
+      });
+    });
+  }
+
+  readCheckpoint(runId: string, stepId: string): Promise<Record<string, unknown> | null> {
+    return this.guarded('readCheckpoint', async () => {
+      if (!isRunId(runId) || !isStorageSafeStepId(stepId)) return null;
+      const doc = await this.ref(runId).collection(CHECKPOINTS_SUBCOLLECTION).doc(stepId).get();
+      return doc.data() ?? null;
+    });
   }
 
   private ref(runId: string): DocumentReference {

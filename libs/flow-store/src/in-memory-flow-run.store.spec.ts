@@ -3,8 +3,14 @@ import { InMemoryFlowRunStore } from './in-memory-flow-run.store';
 import {
   describeFlowRunStoreConformance,
   describeRunChangeFeedConformance,
+  describeStepCheckpointConformance,
   makeFlowRun,
 } from './testing';
+
+describeStepCheckpointConformance('in-memory', async () => ({
+  store: new InMemoryFlowRunStore(),
+  cleanup: async () => undefined,
+}));
 
 describeFlowRunStoreConformance('in-memory', async ({ clock }) => {
   const store = new InMemoryFlowRunStore({ clock });

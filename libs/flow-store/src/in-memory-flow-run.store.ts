@@ -1,9 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatch } from '@tda/flow-engine';
+import { type RunPatch, applyPatch, isStorageSafeStepId } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
 import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
+import type { StepCheckpointStore } from './step-checkpoint.port';
 import { isRunId, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
 import { compareListPosition, toPage, validateListQuery } from './run-list';
 
@@ -35,8 +36,9 @@ interface Entry {
  * and out, so callers can never mutate stored state, and every method yields to the event loop
  * before touching the map, so concurrent callers really interleave in tests.
  */
-export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed {
+export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCheckpointStore {
   private readonly docs = new Map<string, Entry>();
+  private readonly checkpoints = new Map<string, Record<string, unknown>>();
   private readonly watchers = new Set<(run: FlowRun) => void>();
   private readonly clock: () => Date;
   private sequence = 0;
@@ -53,6 +55,28 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed {
     this.docs.set(doc.runId, { doc: structuredClone(doc), version });
     this.notify(doc);
     return { run: doc, version };
+  }
+
+  async writeCheckpoint(
+    runId: string,
+    stepId: string,
+    data: Record<string, unknown>,
+    guard: (run: FlowRun) => boolean,
+  ): Promise<'written' | 'refused'> {
+    const copy = structuredClone(data);
+    await nextTurn();
+    const entry = isRunId(runId) && isStorageSafeStepId(stepId) ? this.docs.get(runId) : undefined;
+    if (entry === undefined || !guard(readRunDocument(runId, structuredClone(entry.doc)))) {
+      return 'refused';
+    }
+    this.checkpoints.set(`${runId}/${stepId}`, copy);
+    return 'written';
+  }
+
+  async readCheckpoint(runId: string, stepId: string): Promise<Record<string, unknown> | null> {
+    await nextTurn();
+    const doc = this.checkpoints.get(`${runId}/${stepId}`);
+    return doc === undefined ? null : structuredClone(doc);
   }
 
   async get(runId: string): Promise<VersionedRun | null> {

@@ -13,3 +13,4 @@ export * from './in-memory-schedule.store';
 export * from './in-memory-signal.store';
 export * from './firestore-schedule.store';
 export * from './firestore-signal.store';
+export * from './step-checkpoint.port';

@@ -43,6 +43,11 @@ function buildFlow(flowKey: string): ReturnType<ReturnType<typeof getFlow>['buil
   if (flowKey === 'aggregated_report_v1') {
     return getFlow(flowKey).build({ symbol: 'BTC-USDT', ...AGGREGATE_SCOPE }, ids);
   }
+  // No LLM step: the backtest flow only needs a valid strategy to build.
+  if (flowKey === 'backtest_v1') {
+    const strategy = { kind: 'bollinger_breakout', params: { period: [20], k: [2] } };
+    return getFlow(flowKey).build({ symbol: 'BTC-USDT', strategy }, ids);
+  }
   try {
     return getFlow(flowKey).build({ symbol: 'BTC-USDT' }, ids);
   } catch (error) {

@@ -25,6 +25,7 @@ export const LOG_EVENTS = [
   'step_failed',
   'step_finalize_conflict',
   'step_heartbeat',
+  'step_checkpoint',
   'step_noop',
   'step_message_invalid',
   'step_retry',
@@ -84,6 +85,7 @@ export const LOG_EVENTS = [
   'service_started',
   'service_stopped',
   'service_failed',
+  'service_disabled',
 ] as const;
 
 export type LogEvent = (typeof LOG_EVENTS)[number];

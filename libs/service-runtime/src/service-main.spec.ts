@@ -1,7 +1,12 @@
 import { ConfigError } from '@tda/config';
 import { createMemoryLogger } from '@tda/observability';
 import { describe, expect, it } from 'vitest';
-import { runServiceMain, type ShutdownSignal, type ServiceProcess } from './service-main';
+import {
+  runServiceMain,
+  ServiceDisabledError,
+  type ShutdownSignal,
+  type ServiceProcess,
+} from './service-main';
 
 /** Records the signal listeners and the exit code, like the parts of `process` main.ts uses. */
 class FakeProcess implements ServiceProcess {
@@ -38,6 +43,23 @@ function booted(close: () => Promise<void> = () => Promise.resolve()) {
 }
 
 describe('runServiceMain', () => {
+  it('a disabled service logs service_disabled with its reason and exits 0 (seed 003 toggle)', async () => {
+    const proc = new FakeProcess();
+    const fallback = createMemoryLogger();
+    const result = await runServiceMain({
+      service: 'worker-backtest',
+      boot: () => Promise.reject(new ServiceDisabledError('worker-backtest', 'switched off')),
+      process: proc,
+      logger: fallback.logger,
+    });
+    expect(result).toBeUndefined();
+    expect(proc.exitCode).toBe(0);
+    expect(proc.listeners.size).toBe(0);
+    expect(fallback.withEvent('service_disabled')).toEqual([
+      expect.objectContaining({ reason: 'switched off', severity: 'INFO' }),
+    ]);
+  });
+
   it('reports an invalid configuration as config_invalid with exit code 1', async () => {
     const proc = new FakeProcess();
     const fallback = createMemoryLogger();

@@ -3,6 +3,22 @@ import { createLogger, describeError, logEvent, type Logger } from '@tda/observa
 
 export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 
+/**
+ * A boot that decided not to run (an enable toggle set to false): runServiceMain logs
+ * `service_disabled` with the reason and leaves exit code 0. Not a failure and never mapped to
+ * HTTP or ack/nack (it only ends a boot), hence no TdaError code.
+ */
+// eslint-disable-next-line no-restricted-syntax -- a boot outcome, not an error family
+export class ServiceDisabledError extends Error {
+  constructor(
+    readonly service: string,
+    readonly reason: string,
+  ) {
+    super(`${service} is disabled: ${reason}`);
+    this.name = 'ServiceDisabledError';
+  }
+}
+
 /** The part of `process` a service's main uses; tests pass a fake. */
 export interface ServiceProcess {
   once(signal: ShutdownSignal, listener: () => void): unknown;
@@ -27,6 +43,7 @@ export interface RunningServiceMain {
 
 /**
  * A service's main.ts (every worker and the orchestrator): boot, then close once on SIGTERM (Cloud Run) or SIGINT. Never rejects:
+ * - a disabled service (ServiceDisabledError) → `service_disabled` (info) and exit code 0;
  * - invalid configuration → `config_invalid` (fatal, with the problems) and exit code 1;
  * - any other boot failure → `service_failed` (fatal) and exit code 1;
  * - a signal → `close()` once → `service_stopped`; a failed close → `service_failed`, exit code 1.
@@ -42,6 +59,11 @@ export async function runServiceMain(
     handle = await options.boot();
   } catch (error) {
     const logger = options.logger ?? createLogger({ service: options.service });
+    if (error instanceof ServiceDisabledError) {
+      logEvent(logger, 'info', 'service_disabled', { reason: error.reason }, error.message);
+      proc.exitCode = 0;
+      return undefined;
+    }
     if (error instanceof ConfigError) {
       logEvent(logger, 'fatal', 'config_invalid', { problems: error.problems }, error.message);
     } else {

@@ -8,5 +8,6 @@ export * from './llm-recommendation.invariants';
 export * from './llm-recommendation.step-type';
 export * from './indicators-on-demand.step-type';
 export * from './news-export.step-type';
+export * from './backtest.step-type';
 export * from './step-types.registry';
 export * from './step-types.docs';

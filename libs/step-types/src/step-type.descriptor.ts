@@ -38,6 +38,16 @@ export interface ArtifactContract<A> {
   check?(artifact: A): string | undefined;
 }
 
+/**
+ * A document a long step writes beside the run while it runs (ctx.checkpoint, fenced by its
+ * lease): its contract and validator.
+ */
+export interface CheckpointContract<C> {
+  /** contracts/<contract>.schema.json */
+  readonly contract: string;
+  validate(data: unknown): ValidationResult<C>;
+}
+
 /** What a worker reaches besides its run documents, topics and artifacts (libs/infra wires it). */
 export type WorkerNeed = 'llm' | 'exchange-account';
 
@@ -81,6 +91,7 @@ export interface StepTypeDescriptor<
   U extends Readonly<Record<string, UpstreamDeclaration>> = Readonly<
     Record<string, UpstreamDeclaration>
   >,
+  C = unknown,
 > {
   readonly stepType: T;
   /** The worker service (NX project, image, Cloud Run resource): `worker-<step-type>`. */
@@ -91,6 +102,8 @@ export interface StepTypeDescriptor<
   /** Its generated validator (`validate.<stepType>Inputs`): the handler's inputs type is its. */
   readonly inputs: (data: unknown) => ValidationResult<I>;
   readonly artifact: ArtifactContract<A>;
+  /** Checkpoints while running (ctx.checkpoint); absent: the step type writes none. */
+  readonly checkpoint?: CheckpointContract<C>;
   readonly upstream: U;
   /** Timeout, attempts, lease, heartbeat, in-process retries (seed 004 defaults unless said). */
   readonly policy: Readonly<StepPolicy>;
@@ -117,7 +130,8 @@ export function defineStepType<
   I,
   A,
   const U extends Readonly<Record<string, UpstreamDeclaration>>,
->(descriptor: StepTypeDescriptor<T, I, A, U>): StepTypeDescriptor<T, I, A, U> {
+  C = unknown,
+>(descriptor: StepTypeDescriptor<T, I, A, U, C>): StepTypeDescriptor<T, I, A, U, C> {
   const where = `step type ${descriptor.stepType}`;
   if (!SERVICE_NAME.test(descriptor.service)) {
     throw new Error(`${where}: service '${descriptor.service}' is not worker-<kebab-case>`);

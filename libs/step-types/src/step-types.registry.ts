@@ -1,4 +1,5 @@
 import type { StepType } from '@tda/contracts';
+import { BACKTEST_STEP } from './backtest.step-type';
 import { ACCOUNT_EXPORT_STEP } from './account-export.step-type';
 import { CHART_EXPORT_STEP } from './chart-export.step-type';
 import { INDICATORS_ON_DEMAND_STEP } from './indicators-on-demand.step-type';
@@ -20,6 +21,7 @@ export const STEP_TYPE_DESCRIPTORS = [
   ACCOUNT_EXPORT_STEP,
   INDICATORS_ON_DEMAND_STEP,
   NEWS_EXPORT_STEP,
+  BACKTEST_STEP,
 ] as const;
 
 type Registered = (typeof STEP_TYPE_DESCRIPTORS)[number];

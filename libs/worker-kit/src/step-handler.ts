@@ -3,6 +3,7 @@ import type { ErrorCode, FlowRun, FlowStep, ValidationResult } from '@tda/contra
 import type {
   AnyStepTypeDescriptor,
   ArtifactContract,
+  CheckpointContract,
   ArtifactOf,
   UpstreamDeclaration,
 } from '@tda/step-types';
@@ -71,6 +72,10 @@ export function callRecover(
 export type ArtifactOfDescriptor<D extends AnyStepTypeDescriptor> =
   D['artifact'] extends ArtifactContract<infer A> ? A : unknown;
 
+/** The checkpoint type of a descriptor (never when it declares none). */
+export type CheckpointOf<D extends AnyStepTypeDescriptor> =
+  D['checkpoint'] extends CheckpointContract<infer C> | undefined ? C : never;
+
 /** The inputs type of a descriptor: what its inputs validator returns. */
 export type InputsOf<D extends AnyStepTypeDescriptor> = D['inputs'] extends (
   data: unknown,
@@ -133,6 +138,13 @@ export interface StepContext<D extends AnyStepTypeDescriptor = AnyStepTypeDescri
   artifacts: Pick<ArtifactStore, 'read' | 'exists'>;
   /** Deterministic artifact name: `<prefix>/<runId>/<timeframe>/<stepId><suffix>` (seed 002). */
   artifactUri(suffix?: string): string;
+  /**
+   * Writes the step's checkpoint (the descriptor's `checkpoint` contract, e.g. a backtest's
+   * best-so-far) beside the run document, fenced by this claim's lease: 'lease_lost' means nothing
+   * was written and the step is being aborted (signal reason lease_lost). Throws a retryable
+   * store error when the store is unreachable (the handler decides whether that matters).
+   */
+  checkpoint(data: CheckpointOf<D>): Promise<'written' | 'lease_lost'>;
   now(): Date;
 }
 

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { ArtifactStore } from '@tda/artifacts';
 import { STEP_TYPES, TdaError, validate, type StepType } from '@tda/contracts';
-import type { FlowRunStore } from '@tda/flow-store';
+import type { FlowRunStore, StepCheckpointStore } from '@tda/flow-store';
 import type { Publisher } from '@tda/messaging';
 import { sanitizeForLog, type Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
@@ -71,6 +71,8 @@ export interface StepHarnessRegistryOptions {
   owner?: string;
   policy?: Partial<StepHarnessPolicy>;
   metrics?: StepHarnessMetrics;
+  /** Where handlers' checkpoints go (ctx.checkpoint): the run store's StepCheckpointStore. */
+  checkpoints?: StepCheckpointStore;
   /** Step types whose step-ready subscriptions this process consumes (default: the handlers'). */
   stepTypes?: readonly StepType[];
 }
@@ -96,6 +98,7 @@ export class StepHarnessRegistry {
           ...(options.clock === undefined ? {} : { clock: options.clock }),
           ...(options.policy === undefined ? {} : { policy: options.policy }),
           ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+          ...(options.checkpoints === undefined ? {} : { checkpoints: options.checkpoints }),
         }),
       );
     }

@@ -1,5 +1,5 @@
 import type { ArtifactStore } from '@tda/artifacts';
-import type { FlowRunStore } from '@tda/flow-store';
+import type { FlowRunStore, StepCheckpointStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
@@ -12,6 +12,8 @@ export interface StepWorkerOptions {
   /** The one step type this worker serves; its step-ready subscription is consumed. */
   handler: AnyStepHandler;
   store: FlowRunStore;
+  /** Where handlers' checkpoints go (ctx.checkpoint). */
+  checkpoints?: StepCheckpointStore;
   /** Consumed from (step-ready, unless `subscriber` is given) and published to (step events). */
   broker: MessageBroker;
   /**

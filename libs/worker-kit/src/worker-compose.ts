@@ -1,13 +1,18 @@
 import type { ArtifactStore } from '@tda/artifacts';
 import type { EnvSource } from '@tda/config';
-import type { FlowRunStore } from '@tda/flow-store';
+import type { FlowRunStore, StepCheckpointStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
 import type { StepHarnessPolicy } from './harness-policy';
 import type { AnyStepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
-import { prepareWorker, type WorkerDefinition, type WorkerRuntime } from './worker-definition';
+import {
+  maxInFlightOf,
+  prepareWorker,
+  type WorkerDefinition,
+  type WorkerRuntime,
+} from './worker-definition';
 import { stepWorkerSettings, type WorkerServiceConfig } from './worker-env';
 import type { WorkerMicroservice } from './worker-microservice.factory';
 
@@ -16,6 +21,8 @@ export interface ComposeWorkerOptions<O> {
   store: FlowRunStore;
   broker: MessageBroker;
   artifacts: ArtifactStore;
+  /** Where handlers' checkpoints go (the run store's StepCheckpointStore). */
+  checkpoints?: StepCheckpointStore;
   logger: Logger;
   metrics?: StepHarnessMetrics;
   overrides?: O;
@@ -55,10 +62,12 @@ export async function composeWorker<C extends WorkerServiceConfig, H extends Any
       store: options.store,
       broker: options.broker,
       artifacts: options.artifacts,
+      ...(options.checkpoints === undefined ? {} : { checkpoints: options.checkpoints }),
       logger: options.logger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       prefix: settings.prefix,
       policy: { ...settings.policy, ...stepPolicy },
+      ...maxInFlightOf(runtime.maxInFlight),
     });
     return {
       worker,

@@ -1,4 +1,5 @@
 import { loadConfig, type EnvSource } from '@tda/config';
+import { ServiceDisabledError } from '@tda/service-runtime';
 import type { Logger } from '@tda/observability';
 import type { z } from 'zod';
 import type { StepHarnessPolicy } from './harness-policy';
@@ -13,6 +14,8 @@ export interface WorkerRuntime<H extends AnyStepHandler = AnyStepHandler> {
   startedFields?: Record<string, unknown>;
   /** Closes what the runtime opened itself (e.g. the LLM worker's registry client). */
   close?(): Promise<void>;
+  /** Deliveries handled at once (default the transport's 10): 1 for CPU-bound steps. */
+  maxInFlight?: number;
 }
 
 export interface WorkerCreateContext<O> {
@@ -37,7 +40,15 @@ export interface WorkerDefinition<
   create(config: C, context: WorkerCreateContext<O>): WorkerRuntime<H> | Promise<WorkerRuntime<H>>;
   /** Harness policy the service decides over its step type's and the TDA_STEP_* env's. */
   policy?(config: C): Partial<StepHarnessPolicy>;
+  /**
+   * Why the service is switched off by its config (seed 003 enable toggle), or undefined: a
+   * disabled worker builds nothing; its main logs service_disabled and exits 0.
+   */
+  disabled?(config: C): string | undefined;
 }
+
+/** A worker switched off by its config: not a failure (runServiceMain exits 0). */
+export class WorkerDisabledError extends ServiceDisabledError {}
 
 /** Any worker definition (the local launcher's list). */
 export type AnyWorkerDefinition = WorkerDefinition<WorkerServiceConfig, AnyStepHandler, unknown>;
@@ -74,6 +85,8 @@ export async function prepareWorker<C extends WorkerServiceConfig, H extends Any
   const { descriptor } = definition;
   const config = loadConfig(descriptor.service, definition.configSchema, options.env);
   // Before the handler is built: a policy that cannot work is a cheap ConfigError.
+  const off = definition.disabled?.(config);
+  if (off !== undefined) throw new WorkerDisabledError(descriptor.service, off);
   const stepPolicy = workerStepPolicy(config, descriptor, {
     ...definition.policy?.(config),
     ...options.policy,
@@ -89,4 +102,9 @@ export async function prepareWorker<C extends WorkerServiceConfig, H extends Any
     );
   }
   return { config, runtime, stepPolicy };
+}
+
+/** The transport's concurrency when the test or the worker's runtime sets one. */
+export function maxInFlightOf(maxInFlight: number | undefined): { maxInFlight?: number } {
+  return maxInFlight === undefined ? {} : { maxInFlight };
 }

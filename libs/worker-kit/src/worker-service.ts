@@ -23,7 +23,12 @@ import { PushSubscriptionBroker } from './pubsub-push.subscriber';
 import { StepHarnessRegistry } from './step-harness.registry';
 import type { AnyStepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
-import { prepareWorker, type PreparedWorker, type WorkerDefinition } from './worker-definition';
+import {
+  maxInFlightOf,
+  prepareWorker,
+  type PreparedWorker,
+  type WorkerDefinition,
+} from './worker-definition';
 import { stepWorkerSettings, type WorkerServiceConfig } from './worker-env';
 import { workerIngress, type WorkerIngress } from './worker-ingress';
 import type { WorkerMicroservice } from './worker-microservice.factory';
@@ -145,6 +150,7 @@ async function startWorker<C extends WorkerServiceConfig, H extends AnyStepHandl
     const worker = await createStepWorker({
       handler: options.decorate?.(handler) ?? handler,
       store: backends.store,
+      checkpoints: backends.checkpoints,
       broker: backends.broker,
       ...(push === undefined ? {} : { subscriber: push.subscriber }),
       artifacts: backends.artifacts,
@@ -152,7 +158,7 @@ async function startWorker<C extends WorkerServiceConfig, H extends AnyStepHandl
       metrics,
       prefix: settings.prefix,
       policy: { ...settings.policy, ...prepared.stepPolicy },
-      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+      ...maxInFlightOf(options.maxInFlight ?? runtime.maxInFlight),
       ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
     });
     undo.unshift(() => worker.app.close());

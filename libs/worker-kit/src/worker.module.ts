@@ -89,6 +89,7 @@ export class WorkerModule {
               ...(o.policy === undefined ? {} : { policy: o.policy }),
               ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
               ...(o.stepTypes === undefined ? {} : { stepTypes: o.stepTypes }),
+              ...(o.checkpoints === undefined ? {} : { checkpoints: o.checkpoints }),
             }),
         },
         RegistryLifecycle,

@@ -9,7 +9,7 @@ import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators
 import type { FlowRunStore } from '@tda/flow-store';
 import { createConfiguredCandleSource } from '@tda/market-data';
 import type { MessageBroker } from '@tda/messaging';
-import { createMetrics, type Logger } from '@tda/observability';
+import { createMetrics, logEvent, type Logger } from '@tda/observability';
 import { createOrchestratorApp, loadOrchestratorConfig } from '@tda/service-orchestrator';
 import { LOCAL_API_FILE } from '@tda/service-cli';
 import { issueApiToken, type IdentityStore } from '@tda/identity';
@@ -20,6 +20,7 @@ import {
   type ComposedWorker,
   type StepHarnessPolicy,
   type WorkerRuntime,
+  WorkerDisabledError,
 } from '@tda/worker-kit';
 import { loadLocalStackConfig, type LocalStackConfig } from './local-stack.config';
 import { LOCAL_WORKERS } from './local-workers';
@@ -287,7 +288,7 @@ async function startWorkers(parts: {
     artifacts: Backends['artifacts'];
     metrics: ReturnType<typeof createMetrics>;
   };
-  backends: Pick<Backends, 'accounts'>;
+  backends: Pick<Backends, 'accounts' | 'checkpoints'>;
   loggerFor: (service: string) => Logger;
   hooks: LocalStackHooks;
 }): Promise<ComposedWorker<AnyStepHandler>[]> {
@@ -299,20 +300,29 @@ async function startWorkers(parts: {
       const { service, stepType } = definition.descriptor;
       if (omitted.has(stepType)) continue;
       const decorate = hooks.handler;
-      started.push(
-        await composeWorker(definition, {
+      const composed = await composeWorker(definition, {
           env: parts.env,
           ...parts.adapters(service),
+          checkpoints: parts.backends.checkpoints,
           logger: parts.loggerFor(service),
           overrides: sharedWith(stepType, parts.backends),
           ...(hooks.workerPolicy === undefined ? {} : { policy: hooks.workerPolicy }),
           ...(decorate === undefined ? {} : { decorate: (h) => decorate(h, service) }),
-        }),
-      );
+        }).catch(skipDisabled(parts.loggerFor(service)));
+      if (composed !== undefined) started.push(composed);
     }
     return started;
   } catch (error) {
     for (const worker of started) await worker.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** A worker its config switches off (TDA_BACKTEST_ENABLED=false) is left out, said in the log. */
+function skipDisabled(logger: Logger): (error: unknown) => undefined {
+  return (error) => {
+    if (!(error instanceof WorkerDisabledError)) throw error;
+    logEvent(logger, 'info', 'service_disabled', { reason: error.reason }, error.message);
+    return undefined;
+  };
 }

@@ -1,4 +1,5 @@
 import { accountExportWorker } from '@tda/service-worker-account-export';
+import { backtestWorker } from '@tda/service-worker-backtest';
 import { chartExportWorker } from '@tda/service-worker-chart-export';
 import { indicatorsOnDemandWorker } from '@tda/service-worker-indicators';
 import { llmRecommendationWorker } from '@tda/service-worker-llm-recommendation';
@@ -20,4 +21,5 @@ export const LOCAL_WORKERS: readonly AnyWorkerDefinition[] = [
   accountExportWorker,
   indicatorsOnDemandWorker,
   newsExportWorker,
+  backtestWorker,
 ];

@@ -9,6 +9,7 @@ import type {
   AccountExportInputs,
   IndicatorsOnDemandInputs,
   NewsExportInputs,
+  BacktestInputs,
 } from './types';
 export const STEP_TYPES = [
   'OHLCV_EXPORT',
@@ -57,6 +58,7 @@ export const ERROR_CODES = [
   'EXPANSION_LIMIT_EXCEEDED',
   'CONFLICT',
   'QUOTA_EXCEEDED',
+  'VALIDATION_FAILED',
   'INTERNAL_ERROR',
 ] as const;
 export const RUN_ID_PATTERN = new RegExp(
@@ -184,6 +186,10 @@ export const ERROR_CODE_INFO = {
     retryable: true,
     httpStatus: 429,
   },
+  VALIDATION_FAILED: {
+    retryable: false,
+    httpStatus: 422,
+  },
   INTERNAL_ERROR: {
     retryable: false,
     httpStatus: 500,
@@ -198,6 +204,7 @@ export interface StepInputsByType {
   ACCOUNT_EXPORT: AccountExportInputs;
   INDICATORS_ON_DEMAND: IndicatorsOnDemandInputs;
   NEWS_EXPORT: NewsExportInputs;
+  BACKTEST: BacktestInputs;
 }
 export const STEP_TYPES_WITH_INPUTS = [
   'OHLCV_EXPORT',
@@ -207,4 +214,5 @@ export const STEP_TYPES_WITH_INPUTS = [
   'ACCOUNT_EXPORT',
   'INDICATORS_ON_DEMAND',
   'NEWS_EXPORT',
+  'BACKTEST',
 ] as const;

@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'EXPANSION_LIMIT_EXCEEDED'
   | 'CONFLICT'
   | 'QUOTA_EXCEEDED'
+  | 'VALIDATION_FAILED'
   | 'INTERNAL_ERROR';
 /**
  * Who may see and act on a run, an account, a report (DESIGN.md §2); also the X-TDA-Owner header.
@@ -59,6 +60,14 @@ export type OwnerId = string;
  * user: acts on its own owner's data; admin: also admin routes and X-TDA-Owner.
  */
 export type Role = 'user' | 'admin';
+export type BacktestStrategyKind =
+  'ma_cross' | 'rsi_reversion' | 'bollinger_breakout' | 'macd_cross';
+/**
+ * @minItems 1
+ * @maxItems 100
+ */
+export type NumberList = [number, ...number[]];
+export type Sha256 = string;
 /**
  * Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).
  */
@@ -68,7 +77,6 @@ export type GcsUri = string;
  * What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.
  */
 export type ChartKind = string;
-export type Sha256 = string;
 /**
  * Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.
  */
@@ -417,6 +425,203 @@ export interface ApiTokenRequest {
   role: Role;
   name: string;
   expiresInDays?: number;
+}
+/**
+ * steps.<stepId>.inputs of a BACKTEST step (flow backtest_v1, seed 003 job request): the effective grid request after runtime defaults, the persisted-top cap and the three hashes, all fixed at job creation (the flow catalogue checked every guard then: variant and memory caps, top_k, top_trades_n). The worker reads the newest `bars` complete candles of symbol/timeframe ending by the run's asOf. Closed: only the flow catalogue writes it.
+ */
+export interface BacktestInputs {
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  /**
+   * Candles the job runs over: the newest complete ones ending by asOf (fewer when the source has fewer).
+   */
+  bars: number;
+  strategy: BacktestStrategyGrid;
+  execution: BacktestExecutionGrid;
+  /**
+   * Variants persisted: min(top_k, topKPersistedDefault).
+   */
+  top_k: number;
+  /**
+   * Base variants stage A keeps for stage B.
+   */
+  preselect: number;
+  /**
+   * The best variants whose trades are kept (≤ top_k).
+   */
+  top_trades_n: number;
+  /**
+   * The runtime's persisted cap of top_k when the job was created (result-affecting: K = min(top_k, cap)).
+   */
+  topKPersistedDefault: number;
+  hashes: BacktestHashes;
+}
+/**
+ * Stage A: every listed value of every parameter of the kind is combined (ma_cross {fast, slow} with ma ema|sma, fast < slow; rsi_reversion {period, lower, upper}, lower < upper; bollinger_breakout {period, k}; macd_cross {fast, slow, signal}, fast < slow). Names and bounds are checked by libs/backtest checkGridRequest, which this schema does not restate.
+ */
+export interface BacktestStrategyGrid {
+  kind: BacktestStrategyKind;
+  ma?: 'ema' | 'sma';
+  params: {
+    /**
+     * @minItems 1
+     * @maxItems 1000
+     */
+    [k: string]: [number, ...number[]];
+  };
+}
+/**
+ * Stage B: risk/execution values combined with every shortlisted base variant. Percentages are of the entry price; 0 turns a stop off; fees and slippage in basis points per side.
+ */
+export interface BacktestExecutionGrid {
+  /**
+   * @minItems 1
+   * @maxItems 2
+   */
+  direction: ['long_only' | 'long_short', ...('long_only' | 'long_short')[]];
+  fraction: NumberList;
+  feeBps: NumberList;
+  slippageBps: NumberList;
+  stopLossPct: NumberList;
+  takeProfitPct: NumberList;
+  trailingStopPct: NumberList;
+}
+/**
+ * Seed 003: request_hash = sha256 of the canonical JSON effective request (symbol, timeframe, asOf, bars, strategy, execution, top_k, preselect, top_trades_n); engine_params_hash = of the effective execution grid; backtest_runtime_config_hash = of the result-affecting runtime sections only (defaults, execution defaults, reporting).
+ */
+export interface BacktestHashes {
+  request_hash: Sha256;
+  engine_params_hash: Sha256;
+  backtest_runtime_config_hash: Sha256;
+}
+/**
+ * The artifact of a BACKTEST step (seed 003 persisted output), written once when the job succeeded: the persisted top variants (min(top_k, topKPersistedDefault)), ranked total_return_pct desc then variant_key asc and recomputed by the detailed scorer, each with its report_table_md; trades only for the top_trades_n best. Deterministic: the same inputs and candles give the same bytes (no wall-clock time).
+ */
+export interface BacktestResult {
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  asOf: Timestamp;
+  data: BacktestData;
+  hashes: BacktestHashes;
+  counts: BacktestCounts;
+  /**
+   * @maxItems 1000
+   */
+  top: BacktestRankedVariant[];
+}
+/**
+ * The candles the job ran over.
+ */
+export interface BacktestData {
+  source: string;
+  bars: number;
+  firstOpenTime: Timestamp;
+  lastOpenTime: Timestamp;
+  candlesSha256: Sha256;
+}
+/**
+ * Seed 003 stage metadata: stage A units = base variants; stage B units = shortlisted bases × execution combinations.
+ */
+export interface BacktestCounts {
+  baseVariants: number;
+  executionVariants: number;
+  /**
+   * baseVariants × executionVariants.
+   */
+  gridVariants: number;
+  preselectUsed: number;
+  stageBVariants: number;
+  persisted: number;
+}
+export interface BacktestRankedVariant {
+  rank: number;
+  variant_key: string;
+  base_variant_key: string;
+  strategy: BacktestStrategySpec;
+  execution: BacktestExecutionParams;
+  metrics: BacktestMetrics;
+  report_table_md: string;
+  /**
+   * Only for the top_trades_n best; null for the others.
+   */
+  trades: null | BacktestTrade[];
+}
+/**
+ * One base variant's strategy: kind, ma (ma_cross) and one number per parameter.
+ */
+export interface BacktestStrategySpec {
+  kind: BacktestStrategyKind;
+  ma?: 'ema' | 'sma';
+  [k: string]: number | BacktestStrategyKind | 'ema' | 'sma' | undefined;
+}
+export interface BacktestExecutionParams {
+  direction: 'long_only' | 'long_short';
+  fraction: number;
+  feeBps: number;
+  slippageBps: number;
+  stopLossPct: number;
+  takeProfitPct: number;
+  trailingStopPct: number;
+}
+export interface BacktestMetrics {
+  total_return_pct: number;
+  trades: number;
+  max_drawdown_pct: number;
+  sharpe: number;
+  win_rate_pct: number;
+  /**
+   * null when no trade lost.
+   */
+  profit_factor: number | null;
+  exposure_pct: number;
+}
+export interface BacktestTrade {
+  side: 'long' | 'short';
+  entryTime: Timestamp;
+  entryPrice: number;
+  exitTime: Timestamp;
+  exitPrice: number;
+  /**
+   * Net of fees and slippage, in equity units (start equity 1).
+   */
+  pnl: number;
+  reason: 'signal' | 'stop' | 'take_profit' | 'trailing' | 'end';
+}
+/**
+ * The backtest_snapshots/{runId} document: a running BACKTEST step's best-so-far top variants and stage progress (seed 003 persisted top-K while running), kept out of the run document (its 1 MiB size and per-document write rate). Written only by the step's lease holder, in a transaction that checks the lease on the run document (a worker that lost its lease writes nothing), at most once per snapshot_seconds / snapshot_variants_step. No report_table_md and no trades: those exist only in the succeeded job's artifact.
+ */
+export interface BacktestSnapshot {
+  schemaVersion: number;
+  runId: RunId;
+  stepId: StepId;
+  /**
+   * The run's ownerId (who may read it).
+   */
+  ownerId: string;
+  /**
+   * The claim that wrote it.
+   */
+  attempt: number;
+  stage: 'stage_a' | 'stage_b' | 'finalizing';
+  processedUnits: number;
+  totalUnits: number;
+  /**
+   * Best so far, ranked total_return_pct desc then variant_key asc (empty during stage A).
+   *
+   * @maxItems 1000
+   */
+  top: BacktestVariant[];
+  updatedAt: Timestamp;
+}
+export interface BacktestVariant {
+  variant_key: string;
+  base_variant_key: string;
+  strategy: BacktestStrategySpec;
+  execution: BacktestExecutionParams;
+  metrics: BacktestMetrics;
 }
 /**
  * steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.

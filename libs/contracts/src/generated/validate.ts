@@ -8,6 +8,9 @@ import type {
   ApiError,
   ApiToken,
   ApiTokenRequest,
+  BacktestInputs,
+  BacktestResult,
+  BacktestSnapshot,
   ChartExportInputs,
   ChartsManifest,
   ErrorInfo,
@@ -58,6 +61,12 @@ export const validate = {
     runValidator(compiled.validateApiToken as CompiledValidator, data),
   apiTokenRequest: (data: unknown): ValidationResult<ApiTokenRequest> =>
     runValidator(compiled.validateApiTokenRequest as CompiledValidator, data),
+  backtestInputs: (data: unknown): ValidationResult<BacktestInputs> =>
+    runValidator(compiled.validateBacktestInputs as CompiledValidator, data),
+  backtestResult: (data: unknown): ValidationResult<BacktestResult> =>
+    runValidator(compiled.validateBacktestResult as CompiledValidator, data),
+  backtestSnapshot: (data: unknown): ValidationResult<BacktestSnapshot> =>
+    runValidator(compiled.validateBacktestSnapshot as CompiledValidator, data),
   chartExportInputs: (data: unknown): ValidationResult<ChartExportInputs> =>
     runValidator(compiled.validateChartExportInputs as CompiledValidator, data),
   chartsManifest: (data: unknown): ValidationResult<ChartsManifest> =>
@@ -129,4 +138,5 @@ export const validateStepInputs = {
   ACCOUNT_EXPORT: validate.accountExportInputs,
   INDICATORS_ON_DEMAND: validate.indicatorsOnDemandInputs,
   NEWS_EXPORT: validate.newsExportInputs,
+  BACKTEST: validate.backtestInputs,
 } as const;

@@ -47,6 +47,11 @@ const WEEK = 'llm_report:1w:prompt_week_v1:model_gemini_2_5_flash';
 function extra(flowKey: string): Record<string, unknown> {
   if (flowKey.startsWith('recommendation_with_')) return { accountId: 'demo' };
   if (flowKey === 'aggregated_report_v1') return { reportRefs: [AGGREGATE_REF] };
+  if (flowKey === 'backtest_v1') {
+    return {
+      strategy: { kind: 'rsi_reversion', params: { period: [14], lower: [30], upper: [70] } },
+    };
+  }
   return {};
 }
 
@@ -63,6 +68,7 @@ describe('flow catalogue', () => {
   it('lists the registered flows', () => {
     expect(listFlows().map((f) => f.flowKey)).toEqual([
       'aggregated_report_v1',
+      'backtest_v1',
       'market_charts_v1',
       'recommendation_with_account_v1',
       'recommendation_with_indicators_v1',
@@ -82,6 +88,7 @@ describe('flow catalogue', () => {
         flowKey: 'nope_v1',
         availableFlowKeys: [
           'aggregated_report_v1',
+          'backtest_v1',
           'market_charts_v1',
           'recommendation_with_account_v1',
           'recommendation_with_indicators_v1',

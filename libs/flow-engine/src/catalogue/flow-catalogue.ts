@@ -16,6 +16,7 @@ import { addMs, toTimestamp } from '../time';
 import type { FlowDefinition, FlowNeeds, StepSpecs } from './flow-definition';
 import { marketDataNeeds } from './market-data-needs';
 import { aggregatedReportFlow } from './aggregated-report.flow';
+import { backtestFlow } from './backtest.flow';
 import { marketChartsFlow } from './market-charts.flow';
 import { recommendationWithAccountFlow } from './recommendation-with-account.flow';
 import { recommendationWithIndicatorsFlow } from './recommendation-with-indicators.flow';
@@ -285,6 +286,7 @@ export const flowCatalogue = new FlowCatalogue([
   aggregatedReportFlow,
   recommendationWithIndicatorsFlow,
   recommendationWithNewsFlow,
+  backtestFlow,
 ]);
 
 export function getFlow(flowKey: string): FlowDefinition {

@@ -11,3 +11,4 @@ export * from './recommendation-with-news.flow';
 export * from './market-data-needs';
 export * from './aggregated-report.flow';
 export * from './scope-schema';
+export * from './backtest.flow';

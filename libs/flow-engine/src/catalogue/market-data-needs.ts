@@ -6,7 +6,7 @@ import type { MarketDataNeed } from './flow-definition';
 const FALLBACK_TIMEFRAMES: readonly Timeframe[] = ['1h'];
 
 /**
- * The market data a run needs, from its OHLCV_EXPORT steps (their inputs, else the run's symbol
+ * The market data a run needs, from its OHLCV_EXPORT and BACKTEST steps (their inputs, else the run's symbol
  * and the step's timeframe), deduplicated, in step order. A run without OHLCV steps needs the
  * scope's timeframes (else 1h) of its symbol, so the default asOf is still "the newest complete
  * candle" of that symbol. The orchestrator checks them against the source's coverage at trigger.
@@ -18,7 +18,8 @@ export function marketDataNeeds(run: Pick<FlowRun, 'scope' | 'steps'>): MarketDa
   };
   for (const stepId of Object.keys(run.steps).sort()) {
     const step = run.steps[stepId];
-    if (step?.stepType !== 'OHLCV_EXPORT') continue;
+    // The steps that read candles themselves: OHLCV exports and backtests.
+    if (step?.stepType !== 'OHLCV_EXPORT' && step?.stepType !== 'BACKTEST') continue;
     const symbol: unknown = step.inputs['symbol'];
     const timeframe: unknown = step.inputs['timeframe'] ?? step.timeframe;
     if (!isTimeframe(timeframe)) continue;

@@ -5,3 +5,4 @@ export * from './run-change-feed.conformance';
 export * from './schedule.fixtures';
 export * from './schedule-store.conformance';
 export * from './signal-store.conformance';
+export * from './step-checkpoint.conformance';

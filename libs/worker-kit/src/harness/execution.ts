@@ -119,6 +119,8 @@ export class Execution {
         budget,
         artifacts: this.options.artifacts,
         registry: this.options.registry,
+        owner: this.options.owner,
+        checkpoints: this.options.checkpoints,
         artifactUri: this.options.artifactUri(target, claimed.step.timeframe),
         clock,
       });

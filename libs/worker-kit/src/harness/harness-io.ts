@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '@tda/artifacts';
 import type { Timeframe } from '@tda/contracts';
+import type { StepCheckpointStore } from '@tda/flow-store';
 import type { StepTypeRegistry } from '@tda/step-types';
 import type { ArtifactWriterOptions } from '../artifact-writer';
 import type { AnyStepHandler } from '../step-handler';
@@ -13,6 +14,8 @@ export interface HarnessIo {
   /** The step types whose upstream artifacts the context reads and validates. */
   registry: StepTypeRegistry;
   owner: string;
+  /** Where ctx.checkpoint writes (absent: the step type cannot checkpoint in this worker). */
+  checkpoints: StepCheckpointStore | undefined;
   clock: () => Date;
   /** The budgets of running handlers and recoveries (aborted on shutdown). */
   live: Set<StepBudget>;

@@ -46,10 +46,7 @@ export class StepBudget {
         : new LeaseKeeper({
             ...options.lease,
             clock: options.clock,
-            onLeaseLost: (detail) => {
-              this.leaseLostDetail = detail;
-              this.abort({ kind: 'lease_lost' });
-            },
+            onLeaseLost: (detail) => this.loseLease(detail),
             onCancelRequested: (cause) => this.cancel(cause),
           });
     options.live.add(this);
@@ -62,6 +59,12 @@ export class StepBudget {
 
   /** What handlers call: progress for the next heartbeat (no-op without a lease). */
   readonly heartbeat: StepHeartbeat = (progress) => this.keeper?.report(progress);
+
+  /** The lease is gone (a heartbeat or a refused checkpoint saw it): abort with lease_lost. */
+  loseLease(detail: Record<string, unknown>): void {
+    this.leaseLostDetail ??= detail;
+    this.abort({ kind: 'lease_lost' });
+  }
 
   abort(reason: StepAbortReason): void {
     if (!this.controller.signal.aborted) this.controller.abort(reason);

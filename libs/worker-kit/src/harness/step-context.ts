@@ -1,6 +1,8 @@
 import type { ArtifactStore } from '@tda/artifacts';
 import { isTdaError, type ErrorInfo, type FlowRun, type FlowStep } from '@tda/contracts';
-import { errorInfo } from '@tda/flow-engine';
+import { errorInfo, holdsStepLease } from '@tda/flow-engine';
+import type { StepCheckpointStore } from '@tda/flow-store';
+import { StepError } from '../step-errors';
 import type { StepContext } from '../step-handler';
 import type { AnyStepTypeDescriptor, StepTypeRegistry } from '@tda/step-types';
 import type { StepBudget } from './step-budget';
@@ -59,8 +61,40 @@ export interface StepContextParts {
   budget: StepBudget;
   artifacts: Pick<ArtifactStore, 'read' | 'exists'>;
   registry: StepTypeRegistry;
+  /** The lease owner (this harness): the checkpoint's fence with `attempt`. */
+  owner: string;
+  checkpoints: StepCheckpointStore | undefined;
   artifactUri: (suffix?: string) => string;
   clock: () => Date;
+}
+
+/**
+ * ctx.checkpoint: the document is validated against the step type's checkpoint contract (a bad
+ * one is our bug: INTERNAL_ERROR) and written beside the run only while this claim holds the
+ * lease; a refused write means the lease is gone, so the step aborts with lease_lost.
+ */
+function checkpointWriter(parts: StepContextParts): StepContext['checkpoint'] {
+  const { descriptor, run, stepId, attempt, owner, checkpoints, budget } = parts;
+  return async (data) => {
+    const contract = descriptor.checkpoint;
+    if (contract === undefined || checkpoints === undefined) {
+      throw new StepError('INTERNAL_ERROR', `${descriptor.stepType} has no checkpoint store here`);
+    }
+    const checked = contract.validate(data);
+    if (!checked.ok) {
+      throw new StepError('INTERNAL_ERROR', `checkpoint violates ${contract.contract}.schema.json`, {
+        details: { issues: checked.issues.slice(0, MAX_ISSUES) },
+      });
+    }
+    const guard = (stored: FlowRun) =>
+      holdsStepLease(stored, stepId, { owner, attempt, now: parts.clock() });
+    // A validated checkpoint is a JSON object (every checkpoint contract is an object schema).
+    const doc = checked.value as Record<string, unknown>;
+    const outcome = await checkpoints.writeCheckpoint(run.runId, stepId, doc, guard);
+    if (outcome === 'written') return 'written';
+    budget.loseLease({ reason: 'checkpoint_refused' });
+    return 'lease_lost';
+  };
 }
 
 /** What the handler receives: the typed inputs, the upstream reader, the budget's signal. */
@@ -85,6 +119,7 @@ export function buildStepContext(parts: StepContextParts): StepContext {
       exists: (uri) => artifacts.exists(uri),
     },
     artifactUri: parts.artifactUri,
+    checkpoint: checkpointWriter(parts),
     now: () => parts.clock(),
   };
 }

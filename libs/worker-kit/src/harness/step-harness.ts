@@ -1,7 +1,7 @@
 import type { ArtifactStore } from '@tda/artifacts';
 import { validate, type StepType, type Timeframe, type ValidationIssue } from '@tda/contracts';
 import { assertWorkerIdentity, isStorageSafeStepId } from '@tda/flow-engine';
-import type { FlowRunStore } from '@tda/flow-store';
+import type { FlowRunStore, StepCheckpointStore } from '@tda/flow-store';
 import { BrokerPublisher, type Publisher } from '@tda/messaging';
 import { sanitizeForLog, withLogContext, type Logger } from '@tda/observability';
 import { abortableSleep } from '../abortable';
@@ -40,6 +40,8 @@ export interface StepHarnessOptions {
   random?: () => number;
   /** The step types whose artifacts upstream reads validate (default: every registered one). */
   registry?: StepTypeRegistry;
+  /** Where handlers' checkpoints go (ctx.checkpoint); usually the run store itself. */
+  checkpoints?: StepCheckpointStore;
 }
 
 /**
@@ -245,6 +247,7 @@ export class StepHarness {
       artifacts: options.artifacts,
       registry: options.registry ?? stepTypeRegistry(),
       owner: this.owner,
+      checkpoints: options.checkpoints,
       clock,
       live: this.live,
       artifactUri:

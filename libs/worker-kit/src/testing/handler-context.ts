@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '@tda/artifacts';
 import type { ErrorInfo, FlowRun } from '@tda/contracts';
+import type { StepCheckpointStore } from '@tda/flow-store';
 import { stepArtifactUri } from '../artifact-naming';
 import { DEFAULT_HARNESS_POLICY } from '../harness-policy';
 import { StepBudget } from '../harness/step-budget';
@@ -25,6 +26,13 @@ export interface HandlerContextOptions {
   bucket?: string;
   prefix?: string;
   registry?: StepTypeRegistry;
+  /**
+   * Where ctx.checkpoint writes (an InMemoryFlowRunStore holding the run, whose step is RUNNING
+   * under `owner` and `attempt`); default none: a checkpoint then throws.
+   */
+  checkpoints?: StepCheckpointStore;
+  /** The lease owner the checkpoint's fence compares with (default 'test-worker'). */
+  owner?: string;
 }
 
 /**
@@ -61,6 +69,8 @@ export function handlerContext<D extends AnyStepTypeDescriptor>(
     budget,
     artifacts: options.artifacts,
     registry: options.registry ?? stepTypeRegistry(),
+    owner: options.owner ?? 'test-worker',
+    checkpoints: options.checkpoints,
     artifactUri: (suffix = DEFAULT_HARNESS_POLICY.primaryArtifactSuffix) =>
       stepArtifactUri(
         {

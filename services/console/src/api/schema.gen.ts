@@ -723,6 +723,7 @@ export interface components {
         | 'EXPANSION_LIMIT_EXCEEDED'
         | 'CONFLICT'
         | 'QUOTA_EXCEEDED'
+        | 'VALIDATION_FAILED'
         | 'INTERNAL_ERROR';
       message: string;
       details?: Record<string, unknown>;
@@ -811,9 +812,9 @@ export interface components {
         };
       }[];
     };
-    /** @description A primary step artifact as stored, by step type: contracts/ohlcv_export.schema.json (OHLCV_EXPORT), contracts/charts_manifest.schema.json (CHART_EXPORT), contracts/llm_report_file.schema.json (LLM_REPORT), contracts/llm_recommendation_file.schema.json (LLM_RECOMMENDATION), contracts/account_snapshot.schema.json (ACCOUNT_EXPORT), contracts/indicator_values.schema.json (INDICATORS_ON_DEMAND), contracts/news_export.schema.json (NEWS_EXPORT). */
+    /** @description A primary step artifact as stored, by step type: contracts/ohlcv_export.schema.json (OHLCV_EXPORT), contracts/charts_manifest.schema.json (CHART_EXPORT), contracts/llm_report_file.schema.json (LLM_REPORT), contracts/llm_recommendation_file.schema.json (LLM_RECOMMENDATION), contracts/account_snapshot.schema.json (ACCOUNT_EXPORT), contracts/indicator_values.schema.json (INDICATORS_ON_DEMAND), contracts/news_export.schema.json (NEWS_EXPORT), contracts/backtest_result.schema.json (BACKTEST). */
     StepArtifact: Record<string, unknown>;
-    /** @description A step's inputs, by step type: contracts/ohlcv_export_inputs.schema.json (OHLCV_EXPORT), contracts/chart_export_inputs.schema.json (CHART_EXPORT), contracts/llm_report_inputs.schema.json (LLM_REPORT), contracts/llm_recommendation_inputs.schema.json (LLM_RECOMMENDATION), contracts/account_export_inputs.schema.json (ACCOUNT_EXPORT), contracts/indicators_on_demand_inputs.schema.json (INDICATORS_ON_DEMAND), contracts/news_export_inputs.schema.json (NEWS_EXPORT). flow_run.schema.json selects the contract by stepType; a step whose inputs do not match fails with INVALID_STEP_INPUTS. */
+    /** @description A step's inputs, by step type: contracts/ohlcv_export_inputs.schema.json (OHLCV_EXPORT), contracts/chart_export_inputs.schema.json (CHART_EXPORT), contracts/llm_report_inputs.schema.json (LLM_REPORT), contracts/llm_recommendation_inputs.schema.json (LLM_RECOMMENDATION), contracts/account_export_inputs.schema.json (ACCOUNT_EXPORT), contracts/indicators_on_demand_inputs.schema.json (INDICATORS_ON_DEMAND), contracts/news_export_inputs.schema.json (NEWS_EXPORT), contracts/backtest_inputs.schema.json (BACKTEST). flow_run.schema.json selects the contract by stepType; a step whose inputs do not match fails with INVALID_STEP_INPUTS. */
     StepInputs: Record<string, unknown>;
     DriftItem: {
       /** @enum {string} */
@@ -910,6 +911,7 @@ export interface components {
               | 'EXPANSION_LIMIT_EXCEEDED'
               | 'CONFLICT'
               | 'QUOTA_EXCEEDED'
+              | 'VALIDATION_FAILED'
               | 'INTERNAL_ERROR';
             message: string;
           };
@@ -1851,7 +1853,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The artifact JSON (ohlcv_export, charts_manifest, llm_report_file, llm_recommendation_file, account_snapshot, indicator_values or news_export contract, by step type) */
+      /** @description The artifact JSON (ohlcv_export, charts_manifest, llm_report_file, llm_recommendation_file, account_snapshot, indicator_values, news_export or backtest_result contract, by step type) */
       200: {
         headers: {
           [name: string]: unknown;

@@ -1,0 +1,69 @@
+import { availableParallelism, cpus, loadavg } from 'node:os';
+
+/** One part of `npm run bench`: a Markdown report and the same numbers as JSON. */
+export interface BenchPart {
+  part: string;
+  markdown: string;
+  data: unknown;
+}
+
+export interface BenchPartOptions {
+  /** Tiny sizes: checks the wiring in seconds (the smoke spec), measures nothing. */
+  smoke: boolean;
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  node: string;
+  loadavg1m: number;
+}
+
+export function machine(): Machine {
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: availableParallelism(),
+    node: process.version,
+    loadavg1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+  };
+}
+
+/** Seconds taken by `run`. */
+export async function seconds(run: () => unknown): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+export interface Timings {
+  best: number;
+  median: number;
+}
+
+/**
+ * Times each of `runs` `reps` times, alternating them (after one untimed warm-up round: the JIT
+ * compiles first), and returns the best and median seconds of each.
+ */
+export async function interleaved(reps: number, runs: (() => unknown)[]): Promise<Timings[]> {
+  for (const run of runs) await run();
+  const times = runs.map((): number[] => []);
+  for (let i = 0; i < reps; i++) {
+    for (const [k, run] of runs.entries()) times[k]?.push(await seconds(run));
+  }
+  return times.map((list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    return { best: sorted[0] as number, median: sorted[Math.floor(sorted.length / 2)] as number };
+  });
+}
+
+/** A Markdown table; every row has one cell per header. */
+export function markdownTable(headers: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** 12345678 → "12.3 M"; 12345 → "12,345". */
+export function fmt(value: number, digits = 1): string {
+  if (value >= 1e6) return `${(value / 1e6).toFixed(digits)} M`;
+  return Math.round(value).toLocaleString('en-US');
+}

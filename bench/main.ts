@@ -1,0 +1,52 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runBacktestBench } from './backtest/backtest.bench';
+import type { BenchPart, BenchPartOptions } from './bench-kit';
+
+/** Every part, in run order (issue 16 adds more). */
+export const PARTS: Record<string, (options: BenchPartOptions) => Promise<BenchPart>> = {
+  backtest: runBacktestBench,
+};
+
+export interface BenchArgs {
+  parts: string[];
+  smoke: boolean;
+}
+
+/** `[part...] [--smoke]`; no part = all of them. */
+export function parseArgs(argv: string[]): BenchArgs {
+  const smoke = argv.includes('--smoke');
+  const named = argv.filter((a) => !a.startsWith('--'));
+  const unknown = named.filter((p) => !(p in PARTS));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown bench part(s): ${unknown.join(', ')} (known: ${Object.keys(PARTS).join(', ')})`,
+    );
+  }
+  return { parts: named.length > 0 ? named : Object.keys(PARTS), smoke };
+}
+
+/** Runs the parts, prints each Markdown report, writes bench/results/<part>-<timestamp>.json. */
+export async function main(
+  argv: string[],
+  resultsDir = join(__dirname, 'results'),
+): Promise<number> {
+  let args: BenchArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  mkdirSync(resultsDir, { recursive: true });
+  for (const name of args.parts) {
+    const run = PARTS[name] as (options: BenchPartOptions) => Promise<BenchPart>;
+    const result = await run({ smoke: args.smoke });
+    process.stdout.write(`${result.markdown}\n\n`);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const file = join(resultsDir, `${name}-${stamp}.json`);
+    writeFileSync(file, `${JSON.stringify(result.data, null, 2)}\n`);
+    process.stdout.write(`(written ${file})\n\n`);
+  }
+  return 0;
+}

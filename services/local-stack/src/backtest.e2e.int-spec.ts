@@ -1,0 +1,167 @@
+import {
+  baseVariants,
+  computeSignals,
+  expandedVariants,
+  IndicatorCache,
+  simulateVariant,
+  toCandleArrays,
+  type GridRequest,
+} from '@tda/backtest';
+import { validate, type BacktestSnapshot, type FlowRun, type RunScope } from '@tda/contracts';
+import { BundledCandleSource } from '@tda/market-data';
+import { expectEventually } from '@tda/test-support';
+import { DEFAULT_HARNESS_POLICY, stepArtifactUri } from '@tda/worker-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2eStack, type E2eStack } from './testing/e2e-stack';
+
+/**
+ * Backtest jobs (seed 003) end to end on the emulators: flow backtest_v1 → the BACKTEST worker
+ * of the local stack, progress in the step, best-so-far in the step's checkpoint, the result
+ * artifact equal to a brute-force ranking, and a cancel honoured mid stage B.
+ */
+
+const AS_OF = '2026-09-20T00:00:00Z';
+const STEP = 'backtest:1h';
+const ARTIFACTS = {
+  bucket: DEFAULT_HARNESS_POLICY.artifactBucket,
+  prefix: DEFAULT_HARNESS_POLICY.artifactPrefix,
+};
+const range = (from: number, n: number, step = 1) =>
+  Array.from({ length: n }, (_, i) => from + i * step);
+
+/** 100 base variants × 100 executions = 10,000 variants, every base shortlisted. */
+const GRID: RunScope = {
+  symbol: 'BTC-USDT',
+  asOf: AS_OF,
+  timeframe: '1h',
+  bars: 5_000,
+  strategy: { kind: 'ma_cross', ma: 'ema', params: { fast: range(3, 10), slow: range(20, 10, 5) } },
+  execution: {
+    direction: ['long_only', 'long_short'],
+    stopLossPct: [0, 1, 2, 3, 5],
+    takeProfitPct: [0, 2, 4, 8, 16],
+    trailingStopPct: [0, 3],
+  },
+  top_k: 10,
+  preselect: 100,
+  top_trades_n: 3,
+};
+
+async function readCheckpoint(h: E2eStack, runId: string): Promise<BacktestSnapshot | null> {
+  const doc = await h.stack.backends.checkpoints.readCheckpoint(runId, STEP);
+  if (doc === null) return null;
+  const checked = validate.backtestSnapshot(doc);
+  if (!checked.ok) throw new Error(`invalid snapshot: ${JSON.stringify(checked.issues)}`);
+  return checked.value;
+}
+
+/** Every variant of a resolved scope scored and sorted by the seed's rule: the top-K reference. */
+async function bruteForceTop(scope: RunScope, k: number): Promise<string[]> {
+  const series = await new BundledCandleSource().fetchCandles({
+    symbol: 'BTC-USDT',
+    timeframe: '1h',
+    limit: scope['bars'] as number,
+    asOf: Date.parse(AS_OF),
+    incompleteBucketPolicy: 'dropped',
+  });
+  const candles = toCandleArrays(series.candles, 3_600_000);
+  const cache = new IndicatorCache(candles);
+  const signals = new Int8Array(candles.length);
+  const grid = scope as unknown as GridRequest;
+  const scored: { key: string; r: number }[] = [];
+  for (const base of baseVariants(grid.strategy)) {
+    computeSignals(cache, base.spec, signals);
+    for (const v of expandedVariants(grid.execution, base)) {
+      const { metrics } = simulateVariant(candles, signals, v.execution);
+      scored.push({ key: v.variant_key, r: metrics.total_return_pct });
+    }
+  }
+  scored.sort((a, b) => b.r - a.r || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return scored.slice(0, k).map((s) => s.key);
+}
+
+describe('backtest jobs end to end (emulators)', () => {
+  let h: E2eStack;
+  beforeAll(async () => {
+    h = await startE2eStack({
+      name: 'backtest',
+      env: {
+        TDA_BACKTEST_BATCH_SIZE: '200',
+        TDA_BACKTEST_SNAPSHOT_SECONDS: '0',
+        TDA_BACKTEST_SNAPSHOT_VARIANTS_STEP: '1000',
+      },
+      // Cancel and progress are seen by heartbeats: a short period keeps the test short.
+      hooks: { workerPolicy: { heartbeatMs: 200, leaseMs: 5_000 } },
+    });
+  });
+  afterAll(async () => {
+    await h?.stack.close();
+  });
+
+  it('a 10,000-variant grid succeeds with progress on the way and the brute-force top-K', async () => {
+    const { run: created } = await h.api.trigger({ flowKey: 'backtest_v1', scope: GRID });
+    const seen = new Set<string>();
+    const run: FlowRun = await expectEventually(
+      async () => {
+        const current = await h.api.getRun(created.runId);
+        const progress = current.steps[STEP]?.progress;
+        if (progress !== undefined) seen.add(progress.stage);
+        const snapshot = await readCheckpoint(h, created.runId);
+        if (snapshot !== null && snapshot.processedUnits < snapshot.totalUnits)
+          seen.add('best-so-far');
+        expect(current.status).toBe('SUCCEEDED');
+        return current;
+      },
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    expect([...seen]).toEqual(expect.arrayContaining(['stage_b', 'best-so-far']));
+    const step = run.steps[STEP];
+    const result = validate.backtestResult(
+      JSON.parse((await h.stack.backends.artifacts.read(step?.outputs.gcs_uri ?? '')).toString()),
+    );
+    if (!result.ok) throw new Error('invalid backtest_result');
+    expect(result.value.counts.gridVariants).toBe(10_000);
+    expect(result.value.top.map((v) => v.variant_key)).toEqual(await bruteForceTop(run.scope, 10));
+    expect(result.value.top.every((v) => v.report_table_md.startsWith('| field | value |'))).toBe(
+      true,
+    );
+    expect(result.value.top.map((v) => v.trades !== null)).toEqual([
+      ...Array<boolean>(3).fill(true),
+      ...Array<boolean>(7).fill(false),
+    ]);
+    const snapshot = await readCheckpoint(h, run.runId);
+    expect(snapshot).toMatchObject({ stage: 'stage_b', processedUnits: 10_000, attempt: 1 });
+  }, 150_000);
+
+  it('a cancel mid stage B ends CANCELLED at a batch boundary, without a result', async () => {
+    const big = { ...GRID, execution: { ...(GRID['execution'] as object), feeBps: range(0, 10) } };
+    const { run: created } = await h.api.trigger({ flowKey: 'backtest_v1', scope: big });
+    await expectEventually(
+      async () => {
+        const snapshot = await readCheckpoint(h, created.runId);
+        expect(snapshot?.stage).toBe('stage_b');
+        expect(snapshot?.processedUnits).toBeGreaterThan(0);
+      },
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
+    await h.api.cancel(created.runId);
+    const run = await expectEventually(
+      async () => {
+        const current = await h.api.getRun(created.runId);
+        expect(current.steps[STEP]?.status).toBe('CANCELLED');
+        return current;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    expect(run.status).toBe('CANCELLED');
+    const step = run.steps[STEP];
+    expect(step?.outputs.gcs_uri).toBeUndefined();
+    expect(step?.progress?.stage).toBe('stage_b');
+    expect(step?.progress?.processedUnits ?? 0).toBeLessThan(100_000);
+    const uri = stepArtifactUri(
+      { ...ARTIFACTS, runId: run.runId, stepId: STEP, timeframe: '1h' },
+      DEFAULT_HARNESS_POLICY.primaryArtifactSuffix,
+    );
+    expect(await h.stack.backends.artifacts.exists(uri)).toBe(false);
+  }, 120_000);
+});
