@@ -73,8 +73,10 @@ export type ArtifactOfDescriptor<D extends AnyStepTypeDescriptor> =
   D['artifact'] extends ArtifactContract<infer A> ? A : unknown;
 
 /** The checkpoint type of a descriptor (never when it declares none). */
-export type CheckpointOf<D extends AnyStepTypeDescriptor> =
-  D['checkpoint'] extends CheckpointContract<infer C> | undefined ? C : never;
+export type CheckpointOf<D extends AnyStepTypeDescriptor> = D['checkpoint'] extends
+  CheckpointContract<infer C> | undefined
+  ? C
+  : never;
 
 /** The inputs type of a descriptor: what its inputs validator returns. */
 export type InputsOf<D extends AnyStepTypeDescriptor> = D['inputs'] extends (

@@ -301,14 +301,14 @@ async function startWorkers(parts: {
       if (omitted.has(stepType)) continue;
       const decorate = hooks.handler;
       const composed = await composeWorker(definition, {
-          env: parts.env,
-          ...parts.adapters(service),
-          checkpoints: parts.backends.checkpoints,
-          logger: parts.loggerFor(service),
-          overrides: sharedWith(stepType, parts.backends),
-          ...(hooks.workerPolicy === undefined ? {} : { policy: hooks.workerPolicy }),
-          ...(decorate === undefined ? {} : { decorate: (h) => decorate(h, service) }),
-        }).catch(skipDisabled(parts.loggerFor(service)));
+        env: parts.env,
+        ...parts.adapters(service),
+        checkpoints: parts.backends.checkpoints,
+        logger: parts.loggerFor(service),
+        overrides: sharedWith(stepType, parts.backends),
+        ...(hooks.workerPolicy === undefined ? {} : { policy: hooks.workerPolicy }),
+        ...(decorate === undefined ? {} : { decorate: (h) => decorate(h, service) }),
+      }).catch(skipDisabled(parts.loggerFor(service)));
       if (composed !== undefined) started.push(composed);
     }
     return started;

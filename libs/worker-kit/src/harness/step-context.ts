@@ -82,9 +82,13 @@ function checkpointWriter(parts: StepContextParts): StepContext['checkpoint'] {
     }
     const checked = contract.validate(data);
     if (!checked.ok) {
-      throw new StepError('INTERNAL_ERROR', `checkpoint violates ${contract.contract}.schema.json`, {
-        details: { issues: checked.issues.slice(0, MAX_ISSUES) },
-      });
+      throw new StepError(
+        'INTERNAL_ERROR',
+        `checkpoint violates ${contract.contract}.schema.json`,
+        {
+          details: { issues: checked.issues.slice(0, MAX_ISSUES) },
+        },
+      );
     }
     const guard = (stored: FlowRun) =>
       holdsStepLease(stored, stepId, { owner, attempt, now: parts.clock() });
