@@ -45,6 +45,11 @@ export interface WorkerDefinition<
    * disabled worker builds nothing; its main logs service_disabled and exits 0.
    */
   disabled?(config: C): string | undefined;
+  /**
+   * True in one of the worker's own threads (a bundle re-entered as a worker_thread, e.g. the
+   * backtest's stage B): runWorker then starts nothing, the thread serves itself.
+   */
+  isThread?(): boolean;
 }
 
 /** A worker switched off by its config: not a failure (runServiceMain exits 0). */

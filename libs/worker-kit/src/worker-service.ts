@@ -91,6 +91,7 @@ async function closeAll(steps: readonly (() => Promise<void>)[]): Promise<void> 
 export function runWorker<C extends WorkerServiceConfig, H extends AnyStepHandler>(
   definition: WorkerDefinition<C, H>,
 ): Promise<unknown> {
+  if (definition.isThread?.() === true) return Promise.resolve(undefined);
   return runServiceMain({
     service: definition.descriptor.service,
     boot: () => bootstrapWorker(definition),

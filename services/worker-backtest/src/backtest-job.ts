@@ -36,7 +36,10 @@ export type JobOutcome =
   | { kind: 'completed'; shortlist: number; stageBUnits: number; top: FinalVariant[] }
   | { kind: 'aborted'; stage: BacktestStage };
 
-/** Fire-and-forget snapshots at the cadence, one at a time; `drain` waits for the last. */
+/**
+ * Snapshots at the cadence, written one after the other without holding up the job; a forced one
+ * (a stage's end) waits for the one in flight instead of being skipped. `drain` waits for all.
+ */
 class Snapshots {
   private readonly cadence: SnapshotCadence;
   private pending: Promise<void> = Promise.resolve();
@@ -49,10 +52,12 @@ class Snapshots {
   }
 
   offer(stage: BacktestStage, progress: Progress, top: () => VariantScore[], force = false): void {
-    if (!this.cadence.due(progress.processed, force)) return;
+    if (!force && !this.cadence.due(progress.processed)) return;
     this.cadence.started(progress.processed);
-    this.pending = this.reporter
-      .snapshot(stage, { ...progress }, top())
+    const at = { ...progress };
+    const best = top();
+    this.pending = this.pending
+      .then(() => this.reporter.snapshot(stage, at, best))
       .finally(() => this.cadence.finished());
   }
 

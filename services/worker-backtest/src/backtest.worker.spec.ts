@@ -16,6 +16,10 @@ describe('backtestWorker', () => {
     expect(prepared.runtime.startedFields).toMatchObject({ parallelWorkers: 1, batchSize: 1000 });
   });
 
+  it('in the main thread it is not a stage-B thread, so runWorker boots it', () => {
+    expect(backtestWorker.isThread?.()).toBe(false);
+  });
+
   it('TDA_BACKTEST_ENABLED=false: nothing is built, the boot ends as disabled (exit 0)', async () => {
     const error = await rejectionOf(
       prepareWorker(backtestWorker, {

@@ -1,3 +1,4 @@
+import { runBacktestThreadIfWorker } from '@tda/backtest-parallel';
 import { createConfiguredCandleSource, type MarketDataOverrides } from '@tda/market-data';
 import { BACKTEST_STEP } from '@tda/step-types';
 import { defineWorker, type WorkerCreateContext } from '@tda/worker-kit';
@@ -8,6 +9,7 @@ import { BacktestHandler } from './backtest.handler';
 export const backtestWorker = defineWorker({
   descriptor: BACKTEST_STEP,
   configSchema: backtestConfigSchema,
+  isThread: runBacktestThreadIfWorker,
   disabled: (config) =>
     config.TDA_BACKTEST_ENABLED ? undefined : 'TDA_BACKTEST_ENABLED=false (seed 003 toggle)',
   async create(config, { logger, overrides }: WorkerCreateContext<MarketDataOverrides>) {

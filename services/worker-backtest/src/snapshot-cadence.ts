@@ -6,8 +6,7 @@ export interface SnapshotCadenceSettings {
 
 /**
  * Decides when a best-so-far snapshot is due: once at least `snapshotMs` passed AND at least
- * `variantsStep` variants were scored since the last one; `force` (a stage's end) overrides both.
- * One write at a time: while one is in flight, nothing else is due.
+ * `variantsStep` variants were scored since the last one, and none is in flight.
  */
 export class SnapshotCadence {
   private lastAt = Number.NEGATIVE_INFINITY;
@@ -19,9 +18,8 @@ export class SnapshotCadence {
     private readonly now: () => number,
   ) {}
 
-  due(processed: number, force = false): boolean {
+  due(processed: number): boolean {
     if (this.inFlight) return false;
-    if (force) return true;
     const elapsed = this.now() - this.lastAt;
     return (
       elapsed >= this.settings.snapshotMs &&
