@@ -136,8 +136,11 @@ describe('backtest jobs end to end (emulators)', () => {
   it('a cancel mid stage B ends CANCELLED at a batch boundary, without a result', async () => {
     const big = { ...GRID, execution: { ...(GRID['execution'] as object), feeBps: range(0, 10) } };
     const { run: created } = await h.api.trigger({ flowKey: 'backtest_v1', scope: big });
+    // Running in stage B: its progress is in the run (heartbeat) and its best-so-far is kept.
     await expectEventually(
       async () => {
+        const current = await h.api.getRun(created.runId);
+        expect(current.steps[STEP]?.progress?.stage).toBe('stage_b');
         const snapshot = await readCheckpoint(h, created.runId);
         expect(snapshot?.stage).toBe('stage_b');
         expect(snapshot?.processedUnits).toBeGreaterThan(0);
