@@ -32,7 +32,7 @@ import {
   type BenchPart,
   type BenchPartOptions,
 } from '../bench-kit';
-import { HOUR_MS, loadBundledBtc1h } from './bundled-btc';
+import { HOUR_MS, loadBundledBtc1h } from '@tda/backtest/testing';
 import { referenceBacktest, referenceLoop } from './reference-loop';
 
 /** 2 × 5 × 5 × 4 = 200 risk/execution combinations per base variant (fees and slippage on). */
