@@ -4,6 +4,10 @@ import {
   type Account,
   type ApiToken,
   type ApiTokenRequest,
+  type BacktestJob,
+  type BacktestJobPage,
+  type BacktestStrategyKind,
+  type BacktestTop,
   type ErrorCode,
   type FlowRun,
   type FlowSchedule,
@@ -168,6 +172,37 @@ export interface ScheduleFireAnswer {
 export interface SignalPage {
   signals: Signal[];
   nextCursor: string | null;
+}
+
+/**
+ * POST /backtests/jobs body (seed 003 job request): every strategy parameter and execution field
+ * is a list of values to combine; absent execution lists are the runtime defaults.
+ */
+export interface BacktestJobRequest {
+  symbol: string;
+  timeframe?: string;
+  asOf?: string;
+  bars?: number;
+  strategy: { kind: BacktestStrategyKind; ma?: 'ema' | 'sma'; params: Record<string, number[]> };
+  execution?: {
+    direction?: ('long_only' | 'long_short')[];
+    fraction?: number[];
+    feeBps?: number[];
+    slippageBps?: number[];
+    stopLossPct?: number[];
+    takeProfitPct?: number[];
+    trailingStopPct?: number[];
+  };
+  top_k?: number;
+  preselect?: number;
+  top_trades_n?: number;
+  idempotencyKey?: string;
+}
+
+export interface BacktestJobCreated {
+  job: BacktestJob;
+  /** false when an idempotency key matched an existing job (200). */
+  created: boolean;
 }
 
 /** GET /me (the orchestrator's Principal). */
@@ -368,6 +403,34 @@ export class ApiClient {
   /** GET /signals: the request owner's signals, newest first. */
   async listSignals(params: IndexListParams = {}): Promise<SignalPage> {
     return (await this.request('GET', `/signals${queryString(params)}`)).body as SignalPage;
+  }
+
+  /** POST /backtests/jobs: 422 VALIDATION_FAILED lists every violation of the grid guards. */
+  async createBacktestJob(body: BacktestJobRequest): Promise<BacktestJobCreated> {
+    const { status, body: job } = await this.request('POST', '/backtests/jobs', body);
+    return { job: job as BacktestJob, created: status === 201 };
+  }
+
+  async getBacktestJob(jobId: string): Promise<BacktestJob> {
+    return (await this.request('GET', `/backtests/jobs/${encodeURIComponent(jobId)}`))
+      .body as BacktestJob;
+  }
+
+  /** GET /backtests/jobs/{jobId}/top: the result, or the best so far while it runs. */
+  async backtestTop(jobId: string, limit?: number): Promise<BacktestTop> {
+    const path = `/backtests/jobs/${encodeURIComponent(jobId)}/top${queryString({ limit })}`;
+    return (await this.request('GET', path)).body as BacktestTop;
+  }
+
+  async listBacktestJobs(params: IndexListParams = {}): Promise<BacktestJobPage> {
+    return (await this.request('GET', `/backtests/jobs${queryString(params)}`))
+      .body as BacktestJobPage;
+  }
+
+  /** POST /backtests/jobs/{jobId}/cancel (idempotent): a running job stops at a batch boundary. */
+  async cancelBacktestJob(jobId: string): Promise<BacktestJob> {
+    return (await this.request('POST', `/backtests/jobs/${encodeURIComponent(jobId)}/cancel`))
+      .body as BacktestJob;
   }
 
   /**

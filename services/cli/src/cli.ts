@@ -4,6 +4,7 @@ import { isTdaError, type FlowRun, type TriggerRequest } from '@tda/contracts';
 import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
 import { addAccountCommands } from './accounts-commands';
+import { addBacktestCommands } from './backtest-commands';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
 import { CliError } from './cli-error';
@@ -117,6 +118,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     addAccountCommands,
     addIdentityCommands,
     addSchedules,
+    addBacktestCommands,
   ]) {
     add(program, ctx);
   }

@@ -9,6 +9,7 @@ import {
 } from '@tda/backtest';
 import { validate, type BacktestSnapshot, type FlowRun, type RunScope } from '@tda/contracts';
 import { BundledCandleSource } from '@tda/market-data';
+import type { BacktestJobRequest } from '@tda/service-cli';
 import { expectEventually } from '@tda/test-support';
 import { DEFAULT_HARNESS_POLICY, stepArtifactUri } from '@tda/worker-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,16 +100,18 @@ describe('backtest jobs end to end (emulators)', () => {
   });
 
   it('a 10,000-variant grid succeeds with progress on the way and the brute-force top-K', async () => {
-    const { run: created } = await h.api.trigger({ flowKey: 'backtest_v1', scope: GRID });
+    const { job } = await h.api.createBacktestJob(GRID as unknown as BacktestJobRequest);
+    const created = { runId: job.job_id };
     const seen = new Set<string>();
     const run: FlowRun = await expectEventually(
       async () => {
         const current = await h.api.getRun(created.runId);
         const progress = current.steps[STEP]?.progress;
         if (progress !== undefined) seen.add(progress.stage);
-        const snapshot = await readCheckpoint(h, created.runId);
-        if (snapshot !== null && snapshot.processedUnits < snapshot.totalUnits)
+        const top = await h.api.backtestTop(created.runId, 3);
+        if (top.source === 'best_so_far' && (top.processed_units ?? 0) < (top.total_units ?? 0)) {
           seen.add('best-so-far');
+        }
         expect(current.status).toBe('SUCCEEDED');
         return current;
       },
@@ -131,11 +134,18 @@ describe('backtest jobs end to end (emulators)', () => {
     ]);
     const snapshot = await readCheckpoint(h, run.runId);
     expect(snapshot).toMatchObject({ stage: 'stage_b', processedUnits: 10_000, attempt: 1 });
+    // The jobs API: succeeded, the result with report tables and trades for the top_trades_n best.
+    expect(await h.api.getBacktestJob(run.runId)).toMatchObject({ state: 'succeeded' });
+    const top = await h.api.backtestTop(run.runId);
+    expect(top).toMatchObject({ source: 'result', state: 'succeeded' });
+    expect(top.items.map((i) => i.variant_key)).toEqual(result.value.top.map((v) => v.variant_key));
+    expect(top.items.filter((i) => i.trades !== undefined)).toHaveLength(3);
   }, 150_000);
 
   it('a cancel mid stage B ends CANCELLED at a batch boundary, without a result', async () => {
     const big = { ...GRID, execution: { ...(GRID['execution'] as object), feeBps: range(0, 10) } };
-    const { run: created } = await h.api.trigger({ flowKey: 'backtest_v1', scope: big });
+    const { job } = await h.api.createBacktestJob(big as unknown as BacktestJobRequest);
+    const created = { runId: job.job_id };
     // Running in stage B: its progress is in the run (heartbeat) and its best-so-far is kept.
     await expectEventually(
       async () => {
@@ -147,7 +157,7 @@ describe('backtest jobs end to end (emulators)', () => {
       },
       { timeoutMs: 60_000, intervalMs: 20 },
     );
-    await h.api.cancel(created.runId);
+    expect((await h.api.cancelBacktestJob(created.runId)).state).toBe('cancelled');
     const run = await expectEventually(
       async () => {
         const current = await h.api.getRun(created.runId);
@@ -157,6 +167,10 @@ describe('backtest jobs end to end (emulators)', () => {
       { timeoutMs: 30_000, intervalMs: 50 },
     );
     expect(run.status).toBe('CANCELLED');
+    // Cancelled: the last best-so-far, never a report.
+    const top = await h.api.backtestTop(run.runId);
+    expect(top.source).toBe('best_so_far');
+    expect(top.items.every((i) => i.report_table_md === undefined)).toBe(true);
     const step = run.steps[STEP];
     expect(step?.outputs.gcs_uri).toBeUndefined();
     expect(step?.progress?.stage).toBe('stage_b');

@@ -84,6 +84,10 @@ export const orchestratorConfigSchema = z
      */
     TDA_SCHEDULE_TICK_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
     TDA_MAX_DYNAMIC_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+    /** Seed 003 enable toggle: false → the /backtests/jobs routes are not mounted (404). */
+    TDA_BACKTEST_JOBS_ENABLED: z.stringbool().default(true),
+    /** Seed 003 `max_active_jobs_per_user`: queued + running backtest jobs per owner; one more is a 429. */
+    TDA_BACKTEST_MAX_ACTIVE_JOBS_PER_OWNER: z.coerce.number().int().min(1).max(1_000).default(3),
     TDA_MAX_EXPANSION_DEPTH: z.coerce.number().int().min(1).max(10).default(1),
     /**
      * Queued runs (seed 004 `queued`): at most this many runs are RUNNING; a triggered run beyond

@@ -44,6 +44,8 @@ import { AdminSchedulesController } from './schedules/admin-schedules.controller
 import { SchedulesController } from './schedules/schedules.controller';
 import { scheduleProviders } from './schedules/schedules.providers';
 import { SignalsController } from './schedules/signals.controller';
+import { BacktestJobsController } from './backtests/backtest-jobs.controller';
+import { backtestProviders } from './backtests/backtests.providers';
 
 /** Every controller; each HTTP route carries an @Access decision (checked at boot). */
 export const ORCHESTRATOR_CONTROLLERS = [
@@ -66,7 +68,15 @@ export const ORCHESTRATOR_CONTROLLERS = [
   SchedulesController,
   SignalsController,
   AdminSchedulesController,
+  BacktestJobsController,
 ];
+
+/** The controllers this configuration mounts (seed 003: a disabled jobs API is not mounted). */
+function mountedControllers(options: OrchestratorModuleOptions): typeof ORCHESTRATOR_CONTROLLERS {
+  return ORCHESTRATOR_CONTROLLERS.filter(
+    (c) => c !== BacktestJobsController || options.config.TDA_BACKTEST_JOBS_ENABLED,
+  );
+}
 
 /**
  * The orchestrator (DESIGN §3-§5): admin HTTP API, step-event consumer, dispatch and reconciler.
@@ -80,12 +90,13 @@ export class OrchestratorModule {
     assertEveryRouteDecided(ORCHESTRATOR_CONTROLLERS);
     return {
       module: OrchestratorModule,
-      controllers: ORCHESTRATOR_CONTROLLERS,
+      controllers: mountedControllers(options),
       providers: [
         ...collaboratorProviders(options),
         ...accountProviders(options),
         ...authProviders(options),
         ...scheduleProviders(options),
+        ...backtestProviders(options),
         StepDispatcher,
         RunWriter,
         IdempotencyKeys,

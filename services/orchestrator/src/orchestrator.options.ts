@@ -1,7 +1,13 @@
 import type { AccountStore } from '@tda/accounts';
 import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowCatalogue } from '@tda/flow-engine';
-import type { FlowRunStore, RunChangeFeed, ScheduleStore, SignalStore } from '@tda/flow-store';
+import type {
+  FlowRunStore,
+  RunChangeFeed,
+  ScheduleStore,
+  SignalStore,
+  StepCheckpointStore,
+} from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import type { ReportIndexStore } from '@tda/report-index';
 import type { Logger, TdaMetrics } from '@tda/observability';
@@ -22,6 +28,8 @@ export interface OrchestratorModuleOptions {
   store: FlowRunStore;
   /** Live event streams' source. Default: the store when it is one (both adapters are). */
   changeFeed?: RunChangeFeed;
+  /** Backtest best-so-far (step checkpoints). Default: the store when it is one (both are). */
+  checkpoints?: StepCheckpointStore;
   /** Publishes step-ready messages; createOrchestratorApp also consumes step events from it. */
   broker: MessageBroker;
   /**

@@ -68,6 +68,8 @@ export type BacktestStrategyKind =
  */
 export type NumberList = [number, ...number[]];
 export type Sha256 = string;
+export type BacktestJobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type BacktestStage = 'stage_a' | 'stage_b' | 'finalizing';
 /**
  * Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).
  */
@@ -495,6 +497,57 @@ export interface BacktestHashes {
   backtest_runtime_config_hash: Sha256;
 }
 /**
+ * A backtest job as GET /backtests/jobs/{jobId} shows it (seed 003 fields): a view of the run of flow backtest_v1 whose runId is the job_id — state from the run's status (PENDING → queued, RUNNING → running, SUCCEEDED, FAILED, CANCELLED), stage and progress from its BACKTEST step, the effective request and the three hashes fixed at creation.
+ */
+export interface BacktestJob {
+  job_id: RunId;
+  /**
+   * The run's ownerId.
+   */
+  owner_id: string;
+  state: BacktestJobState;
+  stage?: BacktestStage;
+  /**
+   * Of the current stage (seed 003 units: stage_a base variants, stage_b expanded variants, finalizing 0/1 → 1/1); absent before the first heartbeat.
+   */
+  progress?: {
+    stage: BacktestStage;
+    processed_units: number;
+    total_units: number;
+    updated_at: Timestamp;
+  };
+  symbol: TradingSymbol;
+  timeframe: Timeframe;
+  as_of?: Timestamp;
+  /**
+   * The effective request (run.scope: the caller's fields with the runtime defaults filled).
+   */
+  request: {
+    [k: string]: unknown;
+  };
+  hashes: BacktestHashes;
+  created_at: Timestamp;
+  started_at?: Timestamp;
+  finished_at?: Timestamp;
+  cancel_requested_at?: Timestamp;
+  /**
+   * failed only: the error's message.
+   */
+  last_error?: string;
+  last_error_json?: ErrorInfo;
+}
+/**
+ * A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).
+ */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+  details?: {
+    [k: string]: unknown;
+  };
+  retryable: boolean;
+}
+/**
  * The artifact of a BACKTEST step (seed 003 persisted output), written once when the job succeeded: the persisted top variants (min(top_k, topKPersistedDefault)), ranked total_return_pct desc then variant_key asc and recomputed by the detailed scorer, each with its report_table_md; trades only for the top_trades_n best. Deterministic: the same inputs and candles give the same bytes (no wall-clock time).
  */
 export interface BacktestResult {
@@ -725,17 +778,6 @@ export interface ChartFailure {
   chartTemplateId: ChartTemplateId;
   code: ErrorCode;
   message: string;
-}
-/**
- * A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).
- */
-export interface ErrorInfo {
-  code: ErrorCode;
-  message: string;
-  details?: {
-    [k: string]: unknown;
-  };
-  retryable: boolean;
 }
 /**
  * The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).
@@ -1995,6 +2037,35 @@ export interface UserIdentity {
 export interface UserIdentityRequest {
   ownerId: OwnerId;
   role: Role;
+}
+/**
+ * GET /backtests/jobs/{jobId}/top: the best-so-far while running (the step's checkpoint, no report tables, no trades), the result when succeeded (report_table_md for every persisted variant, trades for the top_trades_n best), the last best-so-far when cancelled or failed (no report tables).
+ */
+export interface BacktestTop {
+  job_id: RunId;
+  state: BacktestJobState;
+  source: 'best_so_far' | 'result' | 'none';
+  stage?: BacktestStage;
+  processed_units?: number;
+  total_units?: number;
+  items: BacktestTopItem[];
+}
+export interface BacktestTopItem {
+  rank: number;
+  variant_key: string;
+  base_variant_key: string;
+  strategy: BacktestStrategySpec;
+  execution: BacktestExecutionParams;
+  metrics: BacktestMetrics;
+  report_table_md?: string;
+  trades?: BacktestTrade[];
+}
+/**
+ * GET /backtests/jobs: created_at desc, then job_id desc; next_cursor null on the last page.
+ */
+export interface BacktestJobPage {
+  items: BacktestJob[];
+  next_cursor: string | null;
 }
 /**
  * Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.

@@ -9,6 +9,7 @@ import type {
   ApiToken,
   ApiTokenRequest,
   BacktestInputs,
+  BacktestJob,
   BacktestResult,
   BacktestSnapshot,
   ChartExportInputs,
@@ -63,6 +64,8 @@ export const validate = {
     runValidator(compiled.validateApiTokenRequest as CompiledValidator, data),
   backtestInputs: (data: unknown): ValidationResult<BacktestInputs> =>
     runValidator(compiled.validateBacktestInputs as CompiledValidator, data),
+  backtestJob: (data: unknown): ValidationResult<BacktestJob> =>
+    runValidator(compiled.validateBacktestJob as CompiledValidator, data),
   backtestResult: (data: unknown): ValidationResult<BacktestResult> =>
     runValidator(compiled.validateBacktestResult as CompiledValidator, data),
   backtestSnapshot: (data: unknown): ValidationResult<BacktestSnapshot> =>

@@ -3905,15 +3905,921 @@ return errors === 0;
 }
 validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBacktestResult = validate41;
-const schema86 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/backtest_result.schema.json","title":"BacktestResult","description":"The artifact of a BACKTEST step (seed 003 persisted output), written once when the job succeeded: the persisted top variants (min(top_k, topKPersistedDefault)), ranked total_return_pct desc then variant_key asc and recomputed by the detailed scorer, each with its report_table_md; trades only for the top_trades_n best. Deterministic: the same inputs and candles give the same bytes (no wall-clock time).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","data","hashes","counts","top"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The run's scope.asOf: no candle used ended after it.","$ref":"common.schema.json#/$defs/Timestamp"},"data":{"$ref":"#/$defs/BacktestData"},"hashes":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestHashes"},"counts":{"$ref":"#/$defs/BacktestCounts"},"top":{"type":"array","maxItems":1000,"items":{"$ref":"#/$defs/BacktestRankedVariant"}}},"additionalProperties":false,"$defs":{"BacktestData":{"title":"BacktestData","description":"The candles the job ran over.","type":"object","required":["source","bars","firstOpenTime","lastOpenTime","candlesSha256"],"properties":{"source":{"type":"string","minLength":1,"maxLength":200},"bars":{"type":"integer","minimum":1},"firstOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"candlesSha256":{"description":"sha256 of the open/high/low/close/volume/openTime columns as little-endian float64, in that order.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"BacktestCounts":{"title":"BacktestCounts","description":"Seed 003 stage metadata: stage A units = base variants; stage B units = shortlisted bases × execution combinations.","type":"object","required":["baseVariants","executionVariants","gridVariants","preselectUsed","stageBVariants","persisted"],"properties":{"baseVariants":{"type":"integer","minimum":0},"executionVariants":{"type":"integer","minimum":1},"gridVariants":{"description":"baseVariants × executionVariants.","type":"integer","minimum":0},"preselectUsed":{"type":"integer","minimum":0},"stageBVariants":{"type":"integer","minimum":0},"persisted":{"type":"integer","minimum":0}},"additionalProperties":false},"BacktestStrategySpec":{"title":"BacktestStrategySpec","description":"One base variant's strategy: kind, ma (ma_cross) and one number per parameter.","type":"object","required":["kind"],"properties":{"kind":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestStrategyKind"},"ma":{"type":"string","enum":["ema","sma"]}},"additionalProperties":{"type":"number"}},"BacktestExecutionParams":{"title":"BacktestExecutionParams","type":"object","required":["direction","fraction","feeBps","slippageBps","stopLossPct","takeProfitPct","trailingStopPct"],"properties":{"direction":{"type":"string","enum":["long_only","long_short"]},"fraction":{"type":"number"},"feeBps":{"type":"number"},"slippageBps":{"type":"number"},"stopLossPct":{"type":"number"},"takeProfitPct":{"type":"number"},"trailingStopPct":{"type":"number"}},"additionalProperties":false},"BacktestMetrics":{"title":"BacktestMetrics","type":"object","required":["total_return_pct","trades","max_drawdown_pct","sharpe","win_rate_pct","profit_factor","exposure_pct"],"properties":{"total_return_pct":{"type":"number"},"trades":{"type":"integer","minimum":0},"max_drawdown_pct":{"type":"number"},"sharpe":{"type":"number"},"win_rate_pct":{"type":"number"},"profit_factor":{"description":"null when no trade lost.","type":["number","null"]},"exposure_pct":{"type":"number"}},"additionalProperties":false},"BacktestVariant":{"title":"BacktestVariant","type":"object","required":["variant_key","base_variant_key","strategy","execution","metrics"],"properties":{"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"}},"additionalProperties":false},"BacktestTrade":{"title":"BacktestTrade","type":"object","required":["side","entryTime","entryPrice","exitTime","exitPrice","pnl","reason"],"properties":{"side":{"type":"string","enum":["long","short"]},"entryTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"entryPrice":{"type":"number"},"exitTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"exitPrice":{"type":"number"},"pnl":{"description":"Net of fees and slippage, in equity units (start equity 1).","type":"number"},"reason":{"type":"string","enum":["signal","stop","take_profit","trailing","end"]}},"additionalProperties":false},"BacktestRankedVariant":{"title":"BacktestRankedVariant","type":"object","required":["rank","variant_key","base_variant_key","strategy","execution","metrics","report_table_md","trades"],"properties":{"rank":{"type":"integer","minimum":1},"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"},"report_table_md":{"type":"string","minLength":1,"maxLength":20000},"trades":{"description":"Only for the top_trades_n best; null for the others.","oneOf":[{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/BacktestTrade"}}]}},"additionalProperties":false}}};
-const schema100 = {"title":"BacktestCounts","description":"Seed 003 stage metadata: stage A units = base variants; stage B units = shortlisted bases × execution combinations.","type":"object","required":["baseVariants","executionVariants","gridVariants","preselectUsed","stageBVariants","persisted"],"properties":{"baseVariants":{"type":"integer","minimum":0},"executionVariants":{"type":"integer","minimum":1},"gridVariants":{"description":"baseVariants × executionVariants.","type":"integer","minimum":0},"preselectUsed":{"type":"integer","minimum":0},"stageBVariants":{"type":"integer","minimum":0},"persisted":{"type":"integer","minimum":0}},"additionalProperties":false};
-const schema92 = {"title":"BacktestData","description":"The candles the job ran over.","type":"object","required":["source","bars","firstOpenTime","lastOpenTime","candlesSha256"],"properties":{"source":{"type":"string","minLength":1,"maxLength":200},"bars":{"type":"integer","minimum":1},"firstOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"candlesSha256":{"description":"sha256 of the open/high/low/close/volume/openTime columns as little-endian float64, in that order.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+export const validateBacktestJob = validate41;
+const schema86 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/backtest_job.schema.json","title":"BacktestJob","description":"A backtest job as GET /backtests/jobs/{jobId} shows it (seed 003 fields): a view of the run of flow backtest_v1 whose runId is the job_id — state from the run's status (PENDING → queued, RUNNING → running, SUCCEEDED, FAILED, CANCELLED), stage and progress from its BACKTEST step, the effective request and the three hashes fixed at creation.","type":"object","required":["job_id","owner_id","state","symbol","timeframe","request","hashes","created_at"],"properties":{"job_id":{"$ref":"common.schema.json#/$defs/RunId"},"owner_id":{"description":"The run's ownerId.","type":"string","minLength":1},"state":{"$ref":"#/$defs/BacktestJobState"},"stage":{"$ref":"#/$defs/BacktestStage"},"progress":{"description":"Of the current stage (seed 003 units: stage_a base variants, stage_b expanded variants, finalizing 0/1 → 1/1); absent before the first heartbeat.","type":"object","required":["stage","processed_units","total_units","updated_at"],"properties":{"stage":{"$ref":"#/$defs/BacktestStage"},"processed_units":{"type":"integer","minimum":0},"total_units":{"type":"integer","minimum":0},"updated_at":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"as_of":{"$ref":"common.schema.json#/$defs/Timestamp"},"request":{"description":"The effective request (run.scope: the caller's fields with the runtime defaults filled).","type":"object"},"hashes":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestHashes"},"created_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"started_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"finished_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancel_requested_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"last_error":{"description":"failed only: the error's message.","type":"string"},"last_error_json":{"description":"failed only: {code, message, details} (sanitized; no stack trace).","$ref":"error.schema.json"}},"additionalProperties":false,"$defs":{"BacktestJobState":{"title":"BacktestJobState","type":"string","enum":["queued","running","succeeded","failed","cancelled"]},"BacktestStage":{"title":"BacktestStage","type":"string","enum":["stage_a","stage_b","finalizing"]},"BacktestTop":{"title":"BacktestTop","description":"GET /backtests/jobs/{jobId}/top: the best-so-far while running (the step's checkpoint, no report tables, no trades), the result when succeeded (report_table_md for every persisted variant, trades for the top_trades_n best), the last best-so-far when cancelled or failed (no report tables).","type":"object","required":["job_id","state","source","items"],"properties":{"job_id":{"$ref":"common.schema.json#/$defs/RunId"},"state":{"$ref":"#/$defs/BacktestJobState"},"source":{"type":"string","enum":["best_so_far","result","none"]},"stage":{"$ref":"#/$defs/BacktestStage"},"processed_units":{"type":"integer","minimum":0},"total_units":{"type":"integer","minimum":0},"items":{"type":"array","items":{"$ref":"#/$defs/BacktestTopItem"}}},"additionalProperties":false},"BacktestTopItem":{"title":"BacktestTopItem","type":"object","required":["rank","variant_key","base_variant_key","strategy","execution","metrics"],"properties":{"rank":{"type":"integer","minimum":1},"variant_key":{"type":"string"},"base_variant_key":{"type":"string"},"strategy":{"$ref":"backtest_result.schema.json#/$defs/BacktestStrategySpec"},"execution":{"$ref":"backtest_result.schema.json#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"backtest_result.schema.json#/$defs/BacktestMetrics"},"report_table_md":{"type":"string"},"trades":{"type":"array","items":{"$ref":"backtest_result.schema.json#/$defs/BacktestTrade"}}},"additionalProperties":false},"BacktestJobPage":{"title":"BacktestJobPage","description":"GET /backtests/jobs: created_at desc, then job_id desc; next_cursor null on the last page.","type":"object","required":["items","next_cursor"],"properties":{"items":{"type":"array","items":{"$ref":"#"}},"next_cursor":{"type":["string","null"]}},"additionalProperties":false}}};
+const schema88 = {"title":"BacktestJobState","type":"string","enum":["queued","running","succeeded","failed","cancelled"]};
+const schema89 = {"title":"BacktestStage","type":"string","enum":["stage_a","stage_b","finalizing"]};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.request_hash === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request_hash"},message:"must have required property '"+"request_hash"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.engine_params_hash === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "engine_params_hash"},message:"must have required property '"+"engine_params_hash"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.backtest_runtime_config_hash === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "backtest_runtime_config_hash"},message:"must have required property '"+"backtest_runtime_config_hash"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "request_hash") || (key0 === "engine_params_hash")) || (key0 === "backtest_runtime_config_hash"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.request_hash !== undefined){
+let data0 = data.request_hash;
+if(typeof data0 === "string"){
+if(!pattern32.test(data0)){
+const err4 = {instancePath:instancePath+"/request_hash",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/request_hash",schemaPath:"common.schema.json#/$defs/Sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.engine_params_hash !== undefined){
+let data1 = data.engine_params_hash;
+if(typeof data1 === "string"){
+if(!pattern32.test(data1)){
+const err6 = {instancePath:instancePath+"/engine_params_hash",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/engine_params_hash",schemaPath:"common.schema.json#/$defs/Sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.backtest_runtime_config_hash !== undefined){
+let data2 = data.backtest_runtime_config_hash;
+if(typeof data2 === "string"){
+if(!pattern32.test(data2)){
+const err8 = {instancePath:instancePath+"/backtest_runtime_config_hash",schemaPath:"common.schema.json#/$defs/Sha256/pattern",keyword:"pattern",params:{pattern: "^[a-f0-9]{64}$"},message:"must match pattern \""+"^[a-f0-9]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/backtest_runtime_config_hash",schemaPath:"common.schema.json#/$defs/Sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","FORBIDDEN","NOT_FOUND","INVALID_REFERENCE","EXPANSION_LIMIT_EXCEEDED","CONFLICT","QUOTA_EXCEEDED","VALIDATION_FAILED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"FORBIDDEN":{"retryable":false,"httpStatus":403},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"EXPANSION_LIMIT_EXCEEDED":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"VALIDATION_FAILED":{"retryable":false,"httpStatus":422},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/error.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.retryable === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retryable"},message:"must have required property '"+"retryable"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "code") || (key0 === "message")) || (key0 === "details")) || (key0 === "retryable"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(((((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "FORBIDDEN")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "EXPANSION_LIMIT_EXCEEDED")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "VALIDATION_FAILED")) || (data0 === "INTERNAL_ERROR"))){
+const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+if(typeof data1 === "string"){
+if(data1.length > 2000){
+const err6 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.length < 1){
+const err7 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.details !== undefined){
+let data2 = data.details;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+const err9 = {instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.retryable !== undefined){
+if(typeof data.retryable !== "boolean"){
+const err10 = {instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/backtest_job.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.job_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "job_id"},message:"must have required property '"+"job_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.owner_id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "owner_id"},message:"must have required property '"+"owner_id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.state === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.timeframe === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timeframe"},message:"must have required property '"+"timeframe"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.request === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request"},message:"must have required property '"+"request"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.hashes === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "hashes"},message:"must have required property '"+"hashes"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema86.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.job_id !== undefined){
+let data0 = data.job_id;
+if(typeof data0 === "string"){
+if(data0.length > 120){
+const err9 = {instancePath:instancePath+"/job_id",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern9.test(data0)){
+const err10 = {instancePath:instancePath+"/job_id",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/job_id",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.owner_id !== undefined){
+let data1 = data.owner_id;
+if(typeof data1 === "string"){
+if(data1.length < 1){
+const err12 = {instancePath:instancePath+"/owner_id",schemaPath:"#/properties/owner_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/owner_id",schemaPath:"#/properties/owner_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.state !== undefined){
+let data2 = data.state;
+if(typeof data2 !== "string"){
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/BacktestJobState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "succeeded")) || (data2 === "failed")) || (data2 === "cancelled"))){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/BacktestJobState/enum",keyword:"enum",params:{allowedValues: schema88.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.stage !== undefined){
+let data3 = data.stage;
+if(typeof data3 !== "string"){
+const err16 = {instancePath:instancePath+"/stage",schemaPath:"#/$defs/BacktestStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(((data3 === "stage_a") || (data3 === "stage_b")) || (data3 === "finalizing"))){
+const err17 = {instancePath:instancePath+"/stage",schemaPath:"#/$defs/BacktestStage/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.progress !== undefined){
+let data4 = data.progress;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.stage === undefined){
+const err18 = {instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/required",keyword:"required",params:{missingProperty: "stage"},message:"must have required property '"+"stage"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data4.processed_units === undefined){
+const err19 = {instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/required",keyword:"required",params:{missingProperty: "processed_units"},message:"must have required property '"+"processed_units"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data4.total_units === undefined){
+const err20 = {instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/required",keyword:"required",params:{missingProperty: "total_units"},message:"must have required property '"+"total_units"+"'"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data4.updated_at === undefined){
+const err21 = {instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/required",keyword:"required",params:{missingProperty: "updated_at"},message:"must have required property '"+"updated_at"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+for(const key1 in data4){
+if(!((((key1 === "stage") || (key1 === "processed_units")) || (key1 === "total_units")) || (key1 === "updated_at"))){
+const err22 = {instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data4.stage !== undefined){
+let data5 = data4.stage;
+if(typeof data5 !== "string"){
+const err23 = {instancePath:instancePath+"/progress/stage",schemaPath:"#/$defs/BacktestStage/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!(((data5 === "stage_a") || (data5 === "stage_b")) || (data5 === "finalizing"))){
+const err24 = {instancePath:instancePath+"/progress/stage",schemaPath:"#/$defs/BacktestStage/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data4.processed_units !== undefined){
+let data6 = data4.processed_units;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err25 = {instancePath:instancePath+"/progress/processed_units",schemaPath:"#/properties/progress/properties/processed_units/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err26 = {instancePath:instancePath+"/progress/processed_units",schemaPath:"#/properties/progress/properties/processed_units/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+if(data4.total_units !== undefined){
+let data7 = data4.total_units;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err27 = {instancePath:instancePath+"/progress/total_units",schemaPath:"#/properties/progress/properties/total_units/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err28 = {instancePath:instancePath+"/progress/total_units",schemaPath:"#/properties/progress/properties/total_units/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+if(data4.updated_at !== undefined){
+let data8 = data4.updated_at;
+if(typeof data8 === "string"){
+if(!pattern8.test(data8)){
+const err29 = {instancePath:instancePath+"/progress/updated_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/progress/updated_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/progress",schemaPath:"#/properties/progress/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data9 = data.symbol;
+if(typeof data9 === "string"){
+if(!pattern7.test(data9)){
+const err32 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data.timeframe !== undefined){
+let data10 = data.timeframe;
+if(typeof data10 !== "string"){
+const err34 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(!(((((data10 === "1h") || (data10 === "4h")) || (data10 === "1d")) || (data10 === "1w")) || (data10 === "1M"))){
+const err35 = {instancePath:instancePath+"/timeframe",schemaPath:"common.schema.json#/$defs/Timeframe/enum",keyword:"enum",params:{allowedValues: schema49.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.as_of !== undefined){
+let data11 = data.as_of;
+if(typeof data11 === "string"){
+if(!pattern8.test(data11)){
+const err36 = {instancePath:instancePath+"/as_of",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/as_of",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.request !== undefined){
+let data12 = data.request;
+if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
+const err38 = {instancePath:instancePath+"/request",schemaPath:"#/properties/request/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.hashes !== undefined){
+if(!(validate42(data.hashes, {instancePath:instancePath+"/hashes",parentData:data,parentDataProperty:"hashes",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+}
+if(data.created_at !== undefined){
+let data14 = data.created_at;
+if(typeof data14 === "string"){
+if(!pattern8.test(data14)){
+const err39 = {instancePath:instancePath+"/created_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/created_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.started_at !== undefined){
+let data15 = data.started_at;
+if(typeof data15 === "string"){
+if(!pattern8.test(data15)){
+const err41 = {instancePath:instancePath+"/started_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/started_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.finished_at !== undefined){
+let data16 = data.finished_at;
+if(typeof data16 === "string"){
+if(!pattern8.test(data16)){
+const err43 = {instancePath:instancePath+"/finished_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/finished_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data.cancel_requested_at !== undefined){
+let data17 = data.cancel_requested_at;
+if(typeof data17 === "string"){
+if(!pattern8.test(data17)){
+const err45 = {instancePath:instancePath+"/cancel_requested_at",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/cancel_requested_at",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.last_error !== undefined){
+if(typeof data.last_error !== "string"){
+const err47 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.last_error_json !== undefined){
+if(!(validate31(data.last_error_json, {instancePath:instancePath+"/last_error_json",parentData:data,parentDataProperty:"last_error_json",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateBacktestResult = validate45;
+const schema103 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/backtest_result.schema.json","title":"BacktestResult","description":"The artifact of a BACKTEST step (seed 003 persisted output), written once when the job succeeded: the persisted top variants (min(top_k, topKPersistedDefault)), ranked total_return_pct desc then variant_key asc and recomputed by the detailed scorer, each with its report_table_md; trades only for the top_trades_n best. Deterministic: the same inputs and candles give the same bytes (no wall-clock time).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","data","hashes","counts","top"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The run's scope.asOf: no candle used ended after it.","$ref":"common.schema.json#/$defs/Timestamp"},"data":{"$ref":"#/$defs/BacktestData"},"hashes":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestHashes"},"counts":{"$ref":"#/$defs/BacktestCounts"},"top":{"type":"array","maxItems":1000,"items":{"$ref":"#/$defs/BacktestRankedVariant"}}},"additionalProperties":false,"$defs":{"BacktestData":{"title":"BacktestData","description":"The candles the job ran over.","type":"object","required":["source","bars","firstOpenTime","lastOpenTime","candlesSha256"],"properties":{"source":{"type":"string","minLength":1,"maxLength":200},"bars":{"type":"integer","minimum":1},"firstOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"candlesSha256":{"description":"sha256 of the open/high/low/close/volume/openTime columns as little-endian float64, in that order.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"BacktestCounts":{"title":"BacktestCounts","description":"Seed 003 stage metadata: stage A units = base variants; stage B units = shortlisted bases × execution combinations.","type":"object","required":["baseVariants","executionVariants","gridVariants","preselectUsed","stageBVariants","persisted"],"properties":{"baseVariants":{"type":"integer","minimum":0},"executionVariants":{"type":"integer","minimum":1},"gridVariants":{"description":"baseVariants × executionVariants.","type":"integer","minimum":0},"preselectUsed":{"type":"integer","minimum":0},"stageBVariants":{"type":"integer","minimum":0},"persisted":{"type":"integer","minimum":0}},"additionalProperties":false},"BacktestStrategySpec":{"title":"BacktestStrategySpec","description":"One base variant's strategy: kind, ma (ma_cross) and one number per parameter.","type":"object","required":["kind"],"properties":{"kind":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestStrategyKind"},"ma":{"type":"string","enum":["ema","sma"]}},"additionalProperties":{"type":"number"}},"BacktestExecutionParams":{"title":"BacktestExecutionParams","type":"object","required":["direction","fraction","feeBps","slippageBps","stopLossPct","takeProfitPct","trailingStopPct"],"properties":{"direction":{"type":"string","enum":["long_only","long_short"]},"fraction":{"type":"number"},"feeBps":{"type":"number"},"slippageBps":{"type":"number"},"stopLossPct":{"type":"number"},"takeProfitPct":{"type":"number"},"trailingStopPct":{"type":"number"}},"additionalProperties":false},"BacktestMetrics":{"title":"BacktestMetrics","type":"object","required":["total_return_pct","trades","max_drawdown_pct","sharpe","win_rate_pct","profit_factor","exposure_pct"],"properties":{"total_return_pct":{"type":"number"},"trades":{"type":"integer","minimum":0},"max_drawdown_pct":{"type":"number"},"sharpe":{"type":"number"},"win_rate_pct":{"type":"number"},"profit_factor":{"description":"null when no trade lost.","type":["number","null"]},"exposure_pct":{"type":"number"}},"additionalProperties":false},"BacktestVariant":{"title":"BacktestVariant","type":"object","required":["variant_key","base_variant_key","strategy","execution","metrics"],"properties":{"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"}},"additionalProperties":false},"BacktestTrade":{"title":"BacktestTrade","type":"object","required":["side","entryTime","entryPrice","exitTime","exitPrice","pnl","reason"],"properties":{"side":{"type":"string","enum":["long","short"]},"entryTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"entryPrice":{"type":"number"},"exitTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"exitPrice":{"type":"number"},"pnl":{"description":"Net of fees and slippage, in equity units (start equity 1).","type":"number"},"reason":{"type":"string","enum":["signal","stop","take_profit","trailing","end"]}},"additionalProperties":false},"BacktestRankedVariant":{"title":"BacktestRankedVariant","type":"object","required":["rank","variant_key","base_variant_key","strategy","execution","metrics","report_table_md","trades"],"properties":{"rank":{"type":"integer","minimum":1},"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"},"report_table_md":{"type":"string","minLength":1,"maxLength":20000},"trades":{"description":"Only for the top_trades_n best; null for the others.","oneOf":[{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/BacktestTrade"}}]}},"additionalProperties":false}}};
+const schema117 = {"title":"BacktestCounts","description":"Seed 003 stage metadata: stage A units = base variants; stage B units = shortlisted bases × execution combinations.","type":"object","required":["baseVariants","executionVariants","gridVariants","preselectUsed","stageBVariants","persisted"],"properties":{"baseVariants":{"type":"integer","minimum":0},"executionVariants":{"type":"integer","minimum":1},"gridVariants":{"description":"baseVariants × executionVariants.","type":"integer","minimum":0},"preselectUsed":{"type":"integer","minimum":0},"stageBVariants":{"type":"integer","minimum":0},"persisted":{"type":"integer","minimum":0}},"additionalProperties":false};
+const schema109 = {"title":"BacktestData","description":"The candles the job ran over.","type":"object","required":["source","bars","firstOpenTime","lastOpenTime","candlesSha256"],"properties":{"source":{"type":"string","minLength":1,"maxLength":200},"bars":{"type":"integer","minimum":1},"firstOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"candlesSha256":{"description":"sha256 of the open/high/low/close/volume/openTime columns as little-endian float64, in that order.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4129,16 +5035,16 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4274,20 +5180,20 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema101 = {"title":"BacktestRankedVariant","type":"object","required":["rank","variant_key","base_variant_key","strategy","execution","metrics","report_table_md","trades"],"properties":{"rank":{"type":"integer","minimum":1},"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"},"report_table_md":{"type":"string","minLength":1,"maxLength":20000},"trades":{"description":"Only for the top_trades_n best; null for the others.","oneOf":[{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/BacktestTrade"}}]}},"additionalProperties":false};
-const schema104 = {"title":"BacktestExecutionParams","type":"object","required":["direction","fraction","feeBps","slippageBps","stopLossPct","takeProfitPct","trailingStopPct"],"properties":{"direction":{"type":"string","enum":["long_only","long_short"]},"fraction":{"type":"number"},"feeBps":{"type":"number"},"slippageBps":{"type":"number"},"stopLossPct":{"type":"number"},"takeProfitPct":{"type":"number"},"trailingStopPct":{"type":"number"}},"additionalProperties":false};
-const schema105 = {"title":"BacktestMetrics","type":"object","required":["total_return_pct","trades","max_drawdown_pct","sharpe","win_rate_pct","profit_factor","exposure_pct"],"properties":{"total_return_pct":{"type":"number"},"trades":{"type":"integer","minimum":0},"max_drawdown_pct":{"type":"number"},"sharpe":{"type":"number"},"win_rate_pct":{"type":"number"},"profit_factor":{"description":"null when no trade lost.","type":["number","null"]},"exposure_pct":{"type":"number"}},"additionalProperties":false};
-const schema102 = {"title":"BacktestStrategySpec","description":"One base variant's strategy: kind, ma (ma_cross) and one number per parameter.","type":"object","required":["kind"],"properties":{"kind":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestStrategyKind"},"ma":{"type":"string","enum":["ema","sma"]}},"additionalProperties":{"type":"number"}};
+const schema118 = {"title":"BacktestRankedVariant","type":"object","required":["rank","variant_key","base_variant_key","strategy","execution","metrics","report_table_md","trades"],"properties":{"rank":{"type":"integer","minimum":1},"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"},"report_table_md":{"type":"string","minLength":1,"maxLength":20000},"trades":{"description":"Only for the top_trades_n best; null for the others.","oneOf":[{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/BacktestTrade"}}]}},"additionalProperties":false};
+const schema121 = {"title":"BacktestExecutionParams","type":"object","required":["direction","fraction","feeBps","slippageBps","stopLossPct","takeProfitPct","trailingStopPct"],"properties":{"direction":{"type":"string","enum":["long_only","long_short"]},"fraction":{"type":"number"},"feeBps":{"type":"number"},"slippageBps":{"type":"number"},"stopLossPct":{"type":"number"},"takeProfitPct":{"type":"number"},"trailingStopPct":{"type":"number"}},"additionalProperties":false};
+const schema122 = {"title":"BacktestMetrics","type":"object","required":["total_return_pct","trades","max_drawdown_pct","sharpe","win_rate_pct","profit_factor","exposure_pct"],"properties":{"total_return_pct":{"type":"number"},"trades":{"type":"integer","minimum":0},"max_drawdown_pct":{"type":"number"},"sharpe":{"type":"number"},"win_rate_pct":{"type":"number"},"profit_factor":{"description":"null when no trade lost.","type":["number","null"]},"exposure_pct":{"type":"number"}},"additionalProperties":false};
+const schema119 = {"title":"BacktestStrategySpec","description":"One base variant's strategy: kind, ma (ma_cross) and one number per parameter.","type":"object","required":["kind"],"properties":{"kind":{"$ref":"backtest_inputs.schema.json#/$defs/BacktestStrategyKind"},"ma":{"type":"string","enum":["ema","sma"]}},"additionalProperties":{"type":"number"}};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4356,7 +5262,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((data2 === "ema") || (data2 === "sma"))){
-const err5 = {instancePath:instancePath+"/ma",schemaPath:"#/properties/ma/enum",keyword:"enum",params:{allowedValues: schema102.properties.ma.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/ma",schemaPath:"#/properties/ma/enum",keyword:"enum",params:{allowedValues: schema119.properties.ma.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4377,17 +5283,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema106 = {"title":"BacktestTrade","type":"object","required":["side","entryTime","entryPrice","exitTime","exitPrice","pnl","reason"],"properties":{"side":{"type":"string","enum":["long","short"]},"entryTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"entryPrice":{"type":"number"},"exitTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"exitPrice":{"type":"number"},"pnl":{"description":"Net of fees and slippage, in equity units (start equity 1).","type":"number"},"reason":{"type":"string","enum":["signal","stop","take_profit","trailing","end"]}},"additionalProperties":false};
+const schema123 = {"title":"BacktestTrade","type":"object","required":["side","entryTime","entryPrice","exitTime","exitPrice","pnl","reason"],"properties":{"side":{"type":"string","enum":["long","short"]},"entryTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"entryPrice":{"type":"number"},"exitTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"exitPrice":{"type":"number"},"pnl":{"description":"Net of fees and slippage, in equity units (start equity 1).","type":"number"},"reason":{"type":"string","enum":["signal","stop","take_profit","trailing","end"]}},"additionalProperties":false};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4490,7 +5396,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data0 === "long") || (data0 === "short"))){
-const err9 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/enum",keyword:"enum",params:{allowedValues: schema106.properties.side.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/side",schemaPath:"#/properties/side/enum",keyword:"enum",params:{allowedValues: schema123.properties.side.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4602,7 +5508,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((data6 === "signal") || (data6 === "stop")) || (data6 === "take_profit")) || (data6 === "trailing")) || (data6 === "end"))){
-const err18 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema106.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema123.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4623,16 +5529,16 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4828,8 +5734,8 @@ errors++;
 }
 }
 if(data.strategy !== undefined){
-if(!(validate47(data.strategy, {instancePath:instancePath+"/strategy",parentData:data,parentDataProperty:"strategy",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate51(data.strategy, {instancePath:instancePath+"/strategy",parentData:data,parentDataProperty:"strategy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 }
@@ -4931,7 +5837,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((data5 === "long_only") || (data5 === "long_short"))){
-const err26 = {instancePath:instancePath+"/execution/direction",schemaPath:"#/$defs/BacktestExecutionParams/properties/direction/enum",keyword:"enum",params:{allowedValues: schema104.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/execution/direction",schemaPath:"#/$defs/BacktestExecutionParams/properties/direction/enum",keyword:"enum",params:{allowedValues: schema121.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5196,7 +6102,7 @@ errors++;
 if(data12.profit_factor !== undefined){
 let data18 = data12.profit_factor;
 if((!((typeof data18 == "number") && (isFinite(data18)))) && (data18 !== null)){
-const err48 = {instancePath:instancePath+"/metrics/profit_factor",schemaPath:"#/$defs/BacktestMetrics/properties/profit_factor/type",keyword:"type",params:{type: schema105.properties.profit_factor.type},message:"must be number,null"};
+const err48 = {instancePath:instancePath+"/metrics/profit_factor",schemaPath:"#/$defs/BacktestMetrics/properties/profit_factor/type",keyword:"type",params:{type: schema122.properties.profit_factor.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5291,8 +6197,8 @@ const _errs51 = errors;
 if(Array.isArray(data21)){
 const len0 = data21.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate49(data21[i0], {instancePath:instancePath+"/trades/" + i0,parentData:data21,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate53(data21[i0], {instancePath:instancePath+"/trades/" + i0,parentData:data21,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
@@ -5351,17 +6257,17 @@ vErrors.push(err57);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/backtest_result.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5470,7 +6376,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema86.properties, key0))){
+if(!(func1.call(schema103.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -5650,14 +6556,14 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate42(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+if(!(validate46(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
 if(data.hashes !== undefined){
-if(!(validate44(data.hashes, {instancePath:instancePath+"/hashes",parentData:data,parentDataProperty:"hashes",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate48(data.hashes, {instancePath:instancePath+"/hashes",parentData:data,parentDataProperty:"hashes",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
@@ -5913,8 +6819,8 @@ errors++;
 }
 const len0 = data15.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate46(data15[i0], {instancePath:instancePath+"/top/" + i0,parentData:data15,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate50(data15[i0], {instancePath:instancePath+"/top/" + i0,parentData:data15,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
@@ -5941,19 +6847,19 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateBacktestSnapshot = validate52;
-const schema109 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/backtest_snapshot.schema.json","title":"BacktestSnapshot","description":"The backtest_snapshots/{runId} document: a running BACKTEST step's best-so-far top variants and stage progress (seed 003 persisted top-K while running), kept out of the run document (its 1 MiB size and per-document write rate). Written only by the step's lease holder, in a transaction that checks the lease on the run document (a worker that lost its lease writes nothing), at most once per snapshot_seconds / snapshot_variants_step. No report_table_md and no trades: those exist only in the succeeded job's artifact.","type":"object","required":["schemaVersion","runId","stepId","ownerId","attempt","stage","processedUnits","totalUnits","top","updatedAt"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"ownerId":{"description":"The run's ownerId (who may read it).","type":"string","minLength":1,"maxLength":200},"attempt":{"description":"The claim that wrote it.","type":"integer","minimum":1},"stage":{"type":"string","enum":["stage_a","stage_b","finalizing"]},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"top":{"description":"Best so far, ranked total_return_pct desc then variant_key asc (empty during stage A).","type":"array","maxItems":1000,"items":{"$ref":"backtest_result.schema.json#/$defs/BacktestVariant"}},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema112 = {"title":"BacktestVariant","type":"object","required":["variant_key","base_variant_key","strategy","execution","metrics"],"properties":{"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"}},"additionalProperties":false};
+export const validateBacktestSnapshot = validate56;
+const schema126 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/backtest_snapshot.schema.json","title":"BacktestSnapshot","description":"The backtest_snapshots/{runId} document: a running BACKTEST step's best-so-far top variants and stage progress (seed 003 persisted top-K while running), kept out of the run document (its 1 MiB size and per-document write rate). Written only by the step's lease holder, in a transaction that checks the lease on the run document (a worker that lost its lease writes nothing), at most once per snapshot_seconds / snapshot_variants_step. No report_table_md and no trades: those exist only in the succeeded job's artifact.","type":"object","required":["schemaVersion","runId","stepId","ownerId","attempt","stage","processedUnits","totalUnits","top","updatedAt"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"ownerId":{"description":"The run's ownerId (who may read it).","type":"string","minLength":1,"maxLength":200},"attempt":{"description":"The claim that wrote it.","type":"integer","minimum":1},"stage":{"type":"string","enum":["stage_a","stage_b","finalizing"]},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"top":{"description":"Best so far, ranked total_return_pct desc then variant_key asc (empty during stage A).","type":"array","maxItems":1000,"items":{"$ref":"backtest_result.schema.json#/$defs/BacktestVariant"}},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema129 = {"title":"BacktestVariant","type":"object","required":["variant_key","base_variant_key","strategy","execution","metrics"],"properties":{"variant_key":{"type":"string","minLength":1,"maxLength":500},"base_variant_key":{"type":"string","minLength":1,"maxLength":300},"strategy":{"$ref":"#/$defs/BacktestStrategySpec"},"execution":{"$ref":"#/$defs/BacktestExecutionParams"},"metrics":{"$ref":"#/$defs/BacktestMetrics"}},"additionalProperties":false};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6094,8 +7000,8 @@ errors++;
 }
 }
 if(data.strategy !== undefined){
-if(!(validate47(data.strategy, {instancePath:instancePath+"/strategy",parentData:data,parentDataProperty:"strategy",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate51(data.strategy, {instancePath:instancePath+"/strategy",parentData:data,parentDataProperty:"strategy",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
 }
@@ -6197,7 +7103,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data4 === "long_only") || (data4 === "long_short"))){
-const err21 = {instancePath:instancePath+"/execution/direction",schemaPath:"#/$defs/BacktestExecutionParams/properties/direction/enum",keyword:"enum",params:{allowedValues: schema104.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/execution/direction",schemaPath:"#/$defs/BacktestExecutionParams/properties/direction/enum",keyword:"enum",params:{allowedValues: schema121.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6462,7 +7368,7 @@ errors++;
 if(data11.profit_factor !== undefined){
 let data17 = data11.profit_factor;
 if((!((typeof data17 == "number") && (isFinite(data17)))) && (data17 !== null)){
-const err43 = {instancePath:instancePath+"/metrics/profit_factor",schemaPath:"#/$defs/BacktestMetrics/properties/profit_factor/type",keyword:"type",params:{type: schema105.properties.profit_factor.type},message:"must be number,null"};
+const err43 = {instancePath:instancePath+"/metrics/profit_factor",schemaPath:"#/$defs/BacktestMetrics/properties/profit_factor/type",keyword:"type",params:{type: schema122.properties.profit_factor.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -6508,17 +7414,17 @@ vErrors.push(err46);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/backtest_snapshot.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6627,7 +7533,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema109.properties, key0))){
+if(!(func1.call(schema126.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -6806,7 +7712,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!(((data5 === "stage_a") || (data5 === "stage_b")) || (data5 === "finalizing"))){
-const err25 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema109.properties.stage.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/stage",schemaPath:"#/properties/stage/enum",keyword:"enum",params:{allowedValues: schema126.properties.stage.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -6881,8 +7787,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate53(data8[i0], {instancePath:instancePath+"/top/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate57(data8[i0], {instancePath:instancePath+"/top/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -6934,21 +7840,21 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartExportInputs = validate56;
-const schema116 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
-const schema126 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const pattern56 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
-const schema137 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
+export const validateChartExportInputs = validate60;
+const schema133 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/chart_export_inputs.schema.json","title":"ChartExportInputs","description":"steps.<stepId>.inputs of a CHART_EXPORT step (seed 000): which OHLCV step to draw and which charts. Written by the flow catalogue; read by the chart worker, which checks what a schema cannot (known templates and their params, no template twice, minImages at most the number of requests). Closed: an unknown field is a typo, not a tolerated extra.","type":"object","required":["ohlcvStepId"],"anyOf":[{"required":["requests"],"properties":{"requests":true}},{"required":["chartTemplateId"],"properties":{"chartTemplateId":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact is drawn; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartTemplateId":{"description":"The step-level template (part of the stepId); seed 000's shorthand for a single request when `requests` is absent.","$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"minImages":{"description":"Charts that must render for the step to succeed (seed 000 partial success); default: every request.","type":"integer","minimum":1,"maximum":12},"requests":{"description":"The charts to draw, in order (at most 12: more would make the step slow and the LLM prompt heavy).","type":"array","minItems":1,"maxItems":12,"items":{"$ref":"#/$defs/ChartRequestInput"}}},"additionalProperties":false,"$defs":{"ChartRequestInput":{"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false}}};
+const schema143 = {"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const pattern67 = new RegExp("^[a-z][a-z0-9_]*_v[0-9]+$", "u");
+const schema154 = {"title":"ChartRequestInput","type":"object","required":["chartTemplateId"],"properties":{"chartTemplateId":{"$ref":"charts_manifest.schema.json#/$defs/ChartTemplateId"},"kind":{"description":"What the template draws (checked against the template when given).","type":"string","minLength":1,"maxLength":100},"params":{"description":"Template parameters (checked by the template).","type":"object"}},"additionalProperties":false};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6991,7 +7897,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern56.test(data0)){
+if(!pattern67.test(data0)){
 const err3 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -7072,17 +7978,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/chart_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7223,7 +8129,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern56.test(data1)){
+if(!pattern67.test(data1)){
 const err9 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"charts_manifest.schema.json#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -7305,8 +8211,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate64(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate68(data3[i0], {instancePath:instancePath+"/requests/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -7333,23 +8239,23 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateChartsManifest = validate57;
-const schema118 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the charts describe: the OHLCV export's asOf (the run's scope.asOf). Absent only in manifests written before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
-const schema124 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
-const pattern55 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
-const schema125 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
-const schema127 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
-const pattern57 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+export const validateChartsManifest = validate61;
+const schema135 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/charts_manifest.schema.json","title":"ChartsManifest","description":"The CHART_EXPORT artifact (seed 000 'ChartsOutputsManifest'). Written once by the CHART_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (the PNGs sit beside it as .../<stepId>.<chartTemplateId>.png); the step's outputs.gcs_uri and outputs.outputsManifestGcsUri point to it. Read by LLM_REPORT workers (images + descriptions). It is written even when the step fails, for diagnosis. Partial success (seed 000): items.length >= minImages lets the step SUCCEED; otherwise it FAILS.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","minImages","requested","items","failures"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the charts describe: the OHLCV export's asOf (the run's scope.asOf). Absent only in manifests written before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvGcsUri":{"description":"The OHLCV artifact the charts were drawn from (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"minImages":{"description":"Copied from the step's inputs.minImages: the fewest rendered images for which the step still SUCCEEDS.","type":"integer","minimum":0},"requested":{"description":"What the step asked for, in request order. chartTemplateId is unique within the list.","type":"array","items":{"$ref":"#/$defs/ChartRequest"},"minItems":1},"items":{"description":"The charts actually produced, in request order.","type":"array","items":{"$ref":"#/$defs/ChartItem"}},"failures":{"description":"One entry per requested chart that was not produced.","type":"array","items":{"$ref":"#/$defs/ChartFailure"}},"status":{"description":"The outcome the worker derived from the rule above: SUCCEEDED when items.length >= minImages, else FAILED.","type":"string","enum":["SUCCEEDED","FAILED"]}},"additionalProperties":false,"$defs":{"ChartTemplateId":{"title":"ChartTemplateId","description":"Versioned chart template id, e.g. ctpl_price_ema_v1. Storage-safe (it is part of the PNG object name).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100},"ChartKind":{"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50},"ChartRequest":{"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false},"ChartItem":{"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false},"ChartFailure":{"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false}}};
+const schema141 = {"title":"GcsUri","type":"string","pattern":"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"};
+const pattern66 = new RegExp("^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$", "u");
+const schema142 = {"title":"ChartRequest","type":"object","required":["chartTemplateId","kind"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"params":{"description":"Template parameters (indicator periods, overlays, lookback, size...).","type":"object"}},"additionalProperties":false};
+const schema144 = {"title":"ChartKind","description":"What the chart shows, e.g. candlestick, volume, rsi, macd, bollinger. Lower snake_case; the charts library owns the list.","type":"string","pattern":"^[a-z][a-z0-9_]*$","maxLength":50};
+const pattern68 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7402,7 +8308,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern56.test(data0)){
+if(!pattern67.test(data0)){
 const err4 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -7437,7 +8343,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern57.test(data1)){
+if(!pattern68.test(data1)){
 const err7 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7483,17 +8389,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
+const schema145 = {"title":"ChartItem","description":"One rendered PNG.","type":"object","required":["chartTemplateId","gcs_uri","contentType","width","height","bytes","sha256","description"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"kind":{"$ref":"#/$defs/ChartKind"},"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string","const":"image/png"},"width":{"type":"integer","minimum":1,"maximum":8192},"height":{"type":"integer","minimum":1,"maximum":8192},"bytes":{"type":"integer","minimum":1},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"description":{"description":"Short plain-text description of what the image shows; the LLM_REPORT worker puts it into the prompt's UserInput next to the image (seed 002).","type":"string","minLength":1,"maxLength":500}},"additionalProperties":false};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7582,7 +8488,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema128.properties, key0))){
+if(!(func1.call(schema145.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -7606,7 +8512,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern56.test(data0)){
+if(!pattern67.test(data0)){
 const err10 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -7641,7 +8547,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern57.test(data1)){
+if(!pattern68.test(data1)){
 const err13 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/ChartKind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -7666,7 +8572,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data2 = data.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern55.test(data2)){
+if(!pattern66.test(data2)){
 const err15 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -7877,17 +8783,17 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema133 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
+const schema150 = {"title":"ChartFailure","description":"A requested chart that was not produced. message is sanitized.","type":"object","required":["chartTemplateId","code","message"],"properties":{"chartTemplateId":{"$ref":"#/$defs/ChartTemplateId"},"code":{"$ref":"error.schema.json#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000}},"additionalProperties":false};
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7950,7 +8856,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern56.test(data0)){
+if(!pattern67.test(data0)){
 const err5 = {instancePath:instancePath+"/chartTemplateId",schemaPath:"#/$defs/ChartTemplateId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -8041,17 +8947,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/charts_manifest.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8150,7 +9056,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema118.properties, key0))){
+if(!(func1.call(schema135.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -8332,7 +9238,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data6 = data.ohlcvGcsUri;
 if(typeof data6 === "string"){
-if(!pattern55.test(data6)){
+if(!pattern66.test(data6)){
 const err24 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -8394,8 +9300,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate58(data8[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate62(data8[i0], {instancePath:instancePath+"/requested/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -8416,8 +9322,8 @@ let data10 = data.items;
 if(Array.isArray(data10)){
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate60(data10[i1], {instancePath:instancePath+"/items/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate64(data10[i1], {instancePath:instancePath+"/items/" + i1,parentData:data10,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 }
@@ -8438,8 +9344,8 @@ let data12 = data.failures;
 if(Array.isArray(data12)){
 const len2 = data12.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate62(data12[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data12,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate66(data12[i2], {instancePath:instancePath+"/failures/" + i2,parentData:data12,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 }
@@ -8468,7 +9374,7 @@ vErrors.push(err32);
 errors++;
 }
 if(!((data14 === "SUCCEEDED") || (data14 === "FAILED"))){
-const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema118.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema135.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8489,177 +9395,23 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateError = validate31;
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/error.schema.json","title":"ErrorInfo","description":"A sanitized error attached to a step, a run or an HTTP response. `message` and `details` never carry secrets, prompt text or raw model output (DESIGN.md §6).","type":"object","required":["code","message","retryable"],"properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string","minLength":1,"maxLength":2000},"details":{"type":"object"},"retryable":{"type":"boolean"}},"additionalProperties":false,"$defs":{"ErrorCode":{"title":"ErrorCode","description":"The closed error code enum. Each code's retryability and HTTP status are in x-tda-codes.","type":"string","enum":["FLOW_RUN_INVALID","INVALID_STEP_INPUTS","STEP_CLAIM_CONFLICT","STEP_FINALIZE_CONFLICT","LLM_PROFILE_INVALID","INVALID_STRUCTURED_OUTPUT","LLM_SAFETY_BLOCK","LLM_TIMEOUT","LLM_UNAVAILABLE","MARKET_DATA_UNAVAILABLE","GCS_WRITE_FAILED","UPSTREAM_UNAVAILABLE","STEP_TIMEOUT","RUN_TIMEOUT","LEASE_EXPIRED","RETRIES_EXHAUSTED","CANCELLED","INVALID_REQUEST","UNAUTHENTICATED","FORBIDDEN","NOT_FOUND","INVALID_REFERENCE","EXPANSION_LIMIT_EXCEEDED","CONFLICT","QUOTA_EXCEEDED","VALIDATION_FAILED","INTERNAL_ERROR"]}},"x-tda-codes":{"FLOW_RUN_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STEP_INPUTS":{"retryable":false,"httpStatus":422},"STEP_CLAIM_CONFLICT":{"retryable":true,"httpStatus":409},"STEP_FINALIZE_CONFLICT":{"retryable":false,"httpStatus":409},"LLM_PROFILE_INVALID":{"retryable":false,"httpStatus":422},"INVALID_STRUCTURED_OUTPUT":{"retryable":false,"httpStatus":502},"LLM_SAFETY_BLOCK":{"retryable":false,"httpStatus":422},"LLM_TIMEOUT":{"retryable":true,"httpStatus":504},"LLM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"MARKET_DATA_UNAVAILABLE":{"retryable":true,"httpStatus":502},"GCS_WRITE_FAILED":{"retryable":true,"httpStatus":502},"UPSTREAM_UNAVAILABLE":{"retryable":true,"httpStatus":502},"STEP_TIMEOUT":{"retryable":false,"httpStatus":504},"RUN_TIMEOUT":{"retryable":false,"httpStatus":504},"LEASE_EXPIRED":{"retryable":true,"httpStatus":500},"RETRIES_EXHAUSTED":{"retryable":false,"httpStatus":500},"CANCELLED":{"retryable":false,"httpStatus":409},"INVALID_REQUEST":{"retryable":false,"httpStatus":400},"UNAUTHENTICATED":{"retryable":false,"httpStatus":401},"FORBIDDEN":{"retryable":false,"httpStatus":403},"NOT_FOUND":{"retryable":false,"httpStatus":404},"INVALID_REFERENCE":{"retryable":false,"httpStatus":422},"EXPANSION_LIMIT_EXCEEDED":{"retryable":false,"httpStatus":422},"CONFLICT":{"retryable":false,"httpStatus":409},"QUOTA_EXCEEDED":{"retryable":true,"httpStatus":429},"VALIDATION_FAILED":{"retryable":false,"httpStatus":422},"INTERNAL_ERROR":{"retryable":false,"httpStatus":500}}};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://schemas.tda.dev/error.schema.json" */;
+export const validateFlowRun = validate70;
+const schema156 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"signal":{"$ref":"#/$defs/RunSignal"},"expansionLimits":{"description":"Flow 5: how far this run may grow at run time, fixed at trigger from the orchestrator's configuration (TDA_MAX_DYNAMIC_STEPS, TDA_MAX_EXPANSION_DEPTH). Present only on runs of a flow with dynamic steps: a run without it never expands (an indicator request in a step's outputs is ignored).","type":"object","required":["maxDynamicSteps","maxDepth"],"properties":{"maxDynamicSteps":{"description":"Dynamic steps (indicator steps and follow-ups) the run may hold.","type":"integer","minimum":1,"maximum":100},"maxDepth":{"description":"Expansions in a chain: a follow-up that asks again is depth 2.","type":"integer","minimum":1,"maximum":10}},"additionalProperties":false},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200},"scheduleId":{"description":"Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.","type":"string","minLength":1,"maxLength":100},"slotAt":{"description":"Flow 7: the schedule slot this run is for (its scope.asOf); (scheduleId, slotAt) identifies the run.","$ref":"common.schema.json#/$defs/Timestamp"}}},"RunSignal":{"title":"RunSignal","description":"Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).","type":"object","required":["status","decidedAt"],"properties":{"status":{"type":"string","enum":["emitted","filtered","none"]},"signalId":{"type":"string","minLength":1,"maxLength":100},"signal_strength":{"type":"number","minimum":0,"maximum":1},"minSignalStrength":{"type":"number","minimum":0,"maximum":1},"reason":{"type":"string","maxLength":200},"decidedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"IndicatorRequest":{"title":"IndicatorRequest","description":"Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).","type":"object","required":["timeframe","indicators"],"properties":{"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorSpec"}}},"additionalProperties":false},"IndicatorSpec":{"title":"IndicatorSpec","description":"One indicator with every parameter given.","type":"object","required":["name","params"],"properties":{"name":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,19}$"},"params":{"type":"object","maxProperties":8,"additionalProperties":{"type":"number"}}},"additionalProperties":false},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"indicatorRequests":{"description":"LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.","type":"array","minItems":1,"maxItems":3,"items":{"$ref":"#/$defs/IndicatorRequest"}},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"INDICATORS_ON_DEMAND"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"indicators_on_demand_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"NEWS_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"news_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"BACKTEST"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"backtest_inputs.schema.json"}}}}]}}};
+const schema158 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
+const schema159 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
+const schema164 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200},"scheduleId":{"description":"Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.","type":"string","minLength":1,"maxLength":100},"slotAt":{"description":"Flow 7: the schedule slot this run is for (its scope.asOf); (scheduleId, slotAt) identifies the run.","$ref":"common.schema.json#/$defs/Timestamp"}}};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.message === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.retryable === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retryable"},message:"must have required property '"+"retryable"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((((key0 === "code") || (key0 === "message")) || (key0 === "details")) || (key0 === "retryable"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.code !== undefined){
-let data0 = data.code;
-if(typeof data0 !== "string"){
-const err4 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(!(((((((((((((((((((((((((((data0 === "FLOW_RUN_INVALID") || (data0 === "INVALID_STEP_INPUTS")) || (data0 === "STEP_CLAIM_CONFLICT")) || (data0 === "STEP_FINALIZE_CONFLICT")) || (data0 === "LLM_PROFILE_INVALID")) || (data0 === "INVALID_STRUCTURED_OUTPUT")) || (data0 === "LLM_SAFETY_BLOCK")) || (data0 === "LLM_TIMEOUT")) || (data0 === "LLM_UNAVAILABLE")) || (data0 === "MARKET_DATA_UNAVAILABLE")) || (data0 === "GCS_WRITE_FAILED")) || (data0 === "UPSTREAM_UNAVAILABLE")) || (data0 === "STEP_TIMEOUT")) || (data0 === "RUN_TIMEOUT")) || (data0 === "LEASE_EXPIRED")) || (data0 === "RETRIES_EXHAUSTED")) || (data0 === "CANCELLED")) || (data0 === "INVALID_REQUEST")) || (data0 === "UNAUTHENTICATED")) || (data0 === "FORBIDDEN")) || (data0 === "NOT_FOUND")) || (data0 === "INVALID_REFERENCE")) || (data0 === "EXPANSION_LIMIT_EXCEEDED")) || (data0 === "CONFLICT")) || (data0 === "QUOTA_EXCEEDED")) || (data0 === "VALIDATION_FAILED")) || (data0 === "INTERNAL_ERROR"))){
-const err5 = {instancePath:instancePath+"/code",schemaPath:"#/$defs/ErrorCode/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.message !== undefined){
-let data1 = data.message;
-if(typeof data1 === "string"){
-if(data1.length > 2000){
-const err6 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data1.length < 1){
-const err7 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.details !== undefined){
-let data2 = data.details;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-const err9 = {instancePath:instancePath+"/details",schemaPath:"#/properties/details/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.retryable !== undefined){
-if(typeof data.retryable !== "boolean"){
-const err10 = {instancePath:instancePath+"/retryable",schemaPath:"#/properties/retryable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate31.errors = vErrors;
-return errors === 0;
-}
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateFlowRun = validate66;
-const schema139 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_run.schema.json","title":"FlowRun","description":"The flow_runs/{runId} document (seed 001 + DESIGN.md §2). Unknown extra fields are tolerated (seed 002 validation policy).","type":"object","required":["schemaVersion","runId","flowKey","status","createdAt","updatedAt","trigger","scope","ownerId","steps"],"properties":{"schemaVersion":{"type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"$ref":"common.schema.json#/$defs/RunStatus"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"trigger":{"$ref":"#/$defs/RunTrigger"},"scope":{"$ref":"#/$defs/RunScope"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"deadlineAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"signal":{"$ref":"#/$defs/RunSignal"},"expansionLimits":{"description":"Flow 5: how far this run may grow at run time, fixed at trigger from the orchestrator's configuration (TDA_MAX_DYNAMIC_STEPS, TDA_MAX_EXPANSION_DEPTH). Present only on runs of a flow with dynamic steps: a run without it never expands (an indicator request in a step's outputs is ignored).","type":"object","required":["maxDynamicSteps","maxDepth"],"properties":{"maxDynamicSteps":{"description":"Dynamic steps (indicator steps and follow-ups) the run may hold.","type":"integer","minimum":1,"maximum":100},"maxDepth":{"description":"Expansions in a chain: a follow-up that asks again is depth 2.","type":"integer","minimum":1,"maximum":10}},"additionalProperties":false},"progress":{"$ref":"#/$defs/RunProgress"},"steps":{"type":"object","propertyNames":{"$ref":"common.schema.json#/$defs/StepId"},"additionalProperties":{"$ref":"#/$defs/FlowStep"},"minProperties":1},"error":{"$ref":"error.schema.json"}},"$defs":{"RunTrigger":{"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200},"scheduleId":{"description":"Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.","type":"string","minLength":1,"maxLength":100},"slotAt":{"description":"Flow 7: the schedule slot this run is for (its scope.asOf); (scheduleId, slotAt) identifies the run.","$ref":"common.schema.json#/$defs/Timestamp"}}},"RunSignal":{"title":"RunSignal","description":"Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).","type":"object","required":["status","decidedAt"],"properties":{"status":{"type":"string","enum":["emitted","filtered","none"]},"signalId":{"type":"string","minLength":1,"maxLength":100},"signal_strength":{"type":"number","minimum":0,"maximum":1},"minSignalStrength":{"type":"number","minimum":0,"maximum":1},"reason":{"type":"string","maxLength":200},"decidedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"RunScope":{"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}},"RunProgress":{"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}},"StepLease":{"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepProgress":{"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}},"StepTiming":{"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}},"StepExecution":{"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}},"IndicatorRequest":{"title":"IndicatorRequest","description":"Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).","type":"object","required":["timeframe","indicators"],"properties":{"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorSpec"}}},"additionalProperties":false},"IndicatorSpec":{"title":"IndicatorSpec","description":"One indicator with every parameter given.","type":"object","required":["name","params"],"properties":{"name":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,19}$"},"params":{"type":"object","maxProperties":8,"additionalProperties":{"type":"number"}}},"additionalProperties":false},"StepOutputs":{"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"indicatorRequests":{"description":"LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.","type":"array","minItems":1,"maxItems":3,"items":{"$ref":"#/$defs/IndicatorRequest"}},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}},"FlowStep":{"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"INDICATORS_ON_DEMAND"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"indicators_on_demand_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"NEWS_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"news_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"BACKTEST"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"backtest_inputs.schema.json"}}}}]}}};
-const schema141 = {"title":"FlowKey","description":"Flow identifier with a version suffix, e.g. scheduled_month_week_report_v1.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[0-9]+$","maxLength":100};
-const schema142 = {"title":"RunStatus","type":"string","enum":["PENDING","RUNNING","SUCCEEDED","FAILED","CANCELLED"]};
-const schema147 = {"title":"RunTrigger","type":"object","required":["type","source"],"properties":{"type":{"type":"string","enum":["SCHEDULER","USER","SYSTEM","DEBUG_HTTP"]},"source":{"type":"string","minLength":1,"maxLength":200},"scheduleId":{"description":"Flow 7: the flow_schedules/{scheduleId} that fired this run (type SCHEDULER). Written only by the orchestrator's scheduler; a trigger request that names it is refused.","type":"string","minLength":1,"maxLength":100},"slotAt":{"description":"Flow 7: the schedule slot this run is for (its scope.asOf); (scheduleId, slotAt) identifies the run.","$ref":"common.schema.json#/$defs/Timestamp"}}};
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8700,7 +9452,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!((((data0 === "SCHEDULER") || (data0 === "USER")) || (data0 === "SYSTEM")) || (data0 === "DEBUG_HTTP"))){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema164.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8816,18 +9568,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema149 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
+const schema166 = {"title":"RunScope","description":"Run parameters. symbol is required; flows add their own scope.* fields.","type":"object","required":["symbol"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The one moment the run describes (RFC 3339), fixed at trigger: default the newest complete candle of the configured source for every timeframe of the run. Every data step cuts its data at asOf; no artifact holds data after it. Absent only on runs created before it existed.","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account a recommendation sizes against (flow 4); checked at trigger (unknown or another owner's: 404).","$ref":"common.schema.json#/$defs/AccountId"},"timeframes":{"type":"array","items":{"$ref":"common.schema.json#/$defs/Timeframe"},"minItems":1,"uniqueItems":true}}};
 const func0 = __tdaEqual;
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9000,17 +9752,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema156 = {"title":"RunSignal","description":"Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).","type":"object","required":["status","decidedAt"],"properties":{"status":{"type":"string","enum":["emitted","filtered","none"]},"signalId":{"type":"string","minLength":1,"maxLength":100},"signal_strength":{"type":"number","minimum":0,"maximum":1},"minSignalStrength":{"type":"number","minimum":0,"maximum":1},"reason":{"type":"string","maxLength":200},"decidedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema173 = {"title":"RunSignal","description":"Flow 7: what a scheduled run's recommendation meant for its schedule's signal filter, decided once by the orchestrator when the run SUCCEEDED. emitted: signal_strength >= minSignalStrength, a signals/{signalId} document and a message on the signals topic; filtered: below the threshold, nothing emitted; none: nothing to filter (no recommendation step, or the schedule has no threshold).","type":"object","required":["status","decidedAt"],"properties":{"status":{"type":"string","enum":["emitted","filtered","none"]},"signalId":{"type":"string","minLength":1,"maxLength":100},"signal_strength":{"type":"number","minimum":0,"maximum":1},"minSignalStrength":{"type":"number","minimum":0,"maximum":1},"reason":{"type":"string","maxLength":200},"decidedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9063,7 +9815,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "emitted") || (data0 === "filtered")) || (data0 === "none"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema156.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema173.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9239,17 +9991,17 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema158 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
+const schema175 = {"title":"RunProgress","description":"Step counters by status, maintained by the orchestrator on every advance.","type":"object","required":["total","pending","ready","running","succeeded","failed","skipped","cancelled"],"properties":{"total":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"ready":{"type":"integer","minimum":0},"running":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"skipped":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0},"currentStepId":{"$ref":"common.schema.json#/$defs/StepId"}}};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9583,21 +10335,21 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":{"total":true,"pending":true,"ready":true,"running":true,"succeeded":true,"failed":true,"skipped":true,"cancelled":true,"currentStepId":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema161 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"INDICATORS_ON_DEMAND"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"indicators_on_demand_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"NEWS_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"news_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"BACKTEST"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"backtest_inputs.schema.json"}}}}]};
-const schema189 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
-const schema190 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
-const schema162 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
+const schema178 = {"title":"FlowStep","type":"object","required":["stepType","status","dependsOn","inputs","outputs","createdAt","attempt"],"properties":{"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"dependsOn":{"type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true},"inputs":{"description":"What the step works on. Its schema is selected by stepType below (one <step_type>_inputs.schema.json per step type with a worker). A run is created only with valid inputs; on read, inputs problems are left to the step's worker (INVALID_STEP_INPUTS for that step, not the run).","type":"object"},"outputs":{"$ref":"#/$defs/StepOutputs"},"error":{"$ref":"error.schema.json"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"readyAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"attempt":{"description":"Number of claims so far (0 until the first claim).","type":"integer","minimum":0},"lease":{"$ref":"#/$defs/StepLease"},"progress":{"$ref":"#/$defs/StepProgress"},"deadlineAt":{"description":"Step timeout of the current attempt: claim time + the worker's policy timeoutMs (written by the claim, removed when the step is reclaimed). The reconciler fails a RUNNING step past it (plus a grace) with STEP_TIMEOUT.","$ref":"common.schema.json#/$defs/Timestamp"},"maxAttempts":{"description":"Claims allowed for this step under the claiming worker's policy (written by the claim). The reconciler reclaims an expired lease only while attempt < maxAttempts.","type":"integer","minimum":1,"maximum":100},"addedBy":{"description":"A dynamic step (flow 5): the step whose output asked for it, and how many expansions deep it is (the first expansion is 1). Absent on the steps the flow built at trigger.","type":"object","required":["stepId","depth"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"depth":{"type":"integer","minimum":1,"maximum":10}},"additionalProperties":false}},"allOf":[{"if":{"properties":{"stepType":{"const":"OHLCV_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"ohlcv_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"CHART_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"chart_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_REPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_report_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"ACCOUNT_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"account_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"INDICATORS_ON_DEMAND"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"indicators_on_demand_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"NEWS_EXPORT"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"news_export_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"LLM_RECOMMENDATION"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"llm_recommendation_inputs.schema.json"}}}},{"if":{"properties":{"stepType":{"const":"BACKTEST"}},"required":["stepType"]},"then":{"properties":{"inputs":{"$ref":"backtest_inputs.schema.json"}}}}]};
+const schema206 = {"title":"StepType","type":"string","enum":["OHLCV_EXPORT","CHART_EXPORT","LLM_REPORT","LLM_RECOMMENDATION","ACCOUNT_EXPORT","INDICATORS_ON_DEMAND","NEWS_EXPORT","BACKTEST"]};
+const schema207 = {"title":"StepStatus","type":"string","enum":["PENDING","READY","RUNNING","SUCCEEDED","FAILED","SKIPPED","CANCELLED"]};
+const schema179 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export_inputs.schema.json","title":"OhlcvExportInputs","description":"steps.<stepId>.inputs of an OHLCV_EXPORT step. Written by the flow catalogue; read by the OHLCV worker, which fills what is absent: the run's scope.symbol, the step's timeframe, the timeframe's default lookback. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol to export as the user wrote it; default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Must equal the step's timeframe when given (checked by the worker).","$ref":"common.schema.json#/$defs/Timeframe"},"lookback":{"description":"Number of candles (bars) ending at the run's as-of time; default per timeframe.","type":"integer","minimum":1,"maximum":1000}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9699,20 +10451,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"symbol":true,"timeframe":true,"lookback":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema165 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["llm"],"anyOf":[{"description":"A report of one timeframe: its OHLCV export and charts.","required":["ohlcvStepId","chartsManifestStepId"],"properties":{"ohlcvStepId":true,"chartsManifestStepId":true}},{"description":"An aggregated report (flow 3): existing reports, resolved at trigger.","required":["reportRefs"],"properties":{"reportRefs":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"indicatorStepIds":{"description":"Flow 5: the INDICATORS_ON_DEMAND steps whose values a follow-up report is given (inserted by the orchestrator's expansion); each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"minItems":1,"maxItems":3},"reportRefs":{"description":"Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/ReportRef"}},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}},"$defs":{"ReportRef":{"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema170 = {"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema171 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
-const pattern85 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
+const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_inputs.schema.json","title":"LlmReportInputs","description":"steps.<stepId>.inputs of an LLM_REPORT step (seed 002): the prompt, the effective model profile and the upstream steps whose artifacts are the prompt's context. Written by the flow catalogue; read by the LLM worker. The profile itself is checked by the worker's pre-flight (LLM_PROFILE_INVALID, no model call). Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["llm"],"anyOf":[{"description":"A report of one timeframe: its OHLCV export and charts.","required":["ohlcvStepId","chartsManifestStepId"],"properties":{"ohlcvStepId":true,"chartsManifestStepId":true}},{"description":"An aggregated report (flow 3): existing reports, resolved at trigger.","required":["reportRefs"],"properties":{"reportRefs":true}}],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"chartsManifestStepId":{"description":"The CHART_EXPORT step of this timeframe; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"},"previousReportStepIds":{"description":"Earlier LLM_REPORT steps whose reports are given as context, in order; each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"maxItems":10},"indicatorStepIds":{"description":"Flow 5: the INDICATORS_ON_DEMAND steps whose values a follow-up report is given (inserted by the orchestrator's expansion); each must be in dependsOn.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"uniqueItems":true,"minItems":1,"maxItems":3},"reportRefs":{"description":"Flow 3 (seed 001 inputs.reportRefs[]): the existing reports an aggregated report synthesises, resolved and checked at trigger (the owner's, the run's symbol, asOf at or before the run's). Read by gcsUri; cited by reportId.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/ReportRef"}},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions.","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}},"$defs":{"ReportRef":{"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema187 = {"title":"ReportRef","type":"object","required":["reportId","gcsUri","runId","stepId","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema188 = {"title":"ReportId","description":"reports/{reportId}: deterministic from (runId, stepId) of the LLM_REPORT step (flow-engine reportIdFor).","type":"string","pattern":"^rpt_[a-z0-9]{24}$"};
+const pattern96 = new RegExp("^rpt_[a-z0-9]{24}$", "u");
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9785,7 +10537,7 @@ errors++;
 if(data.reportId !== undefined){
 let data0 = data.reportId;
 if(typeof data0 === "string"){
-if(!pattern85.test(data0)){
+if(!pattern96.test(data0)){
 const err6 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -9810,7 +10562,7 @@ errors++;
 if(data.gcsUri !== undefined){
 let data1 = data.gcsUri;
 if(typeof data1 === "string"){
-if(!pattern55.test(data1)){
+if(!pattern66.test(data1)){
 const err8 = {instancePath:instancePath+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -9961,17 +10713,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10339,8 +11091,8 @@ errors++;
 }
 const len2 = data6.length;
 for(let i4=0; i4<len2; i4++){
-if(!(validate80(data6[i4], {instancePath:instancePath+"/reportRefs/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate84(data6[i4], {instancePath:instancePath+"/reportRefs/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 }
@@ -10450,21 +11202,21 @@ vErrors.push(err34);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate83.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate79.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate83.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema177 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/indicators_on_demand_inputs.schema.json","title":"IndicatorsOnDemandInputs","description":"steps.<stepId>.inputs of an INDICATORS_ON_DEMAND step (flow 5, seed 001): a dynamic step the orchestrator inserts when an LLM step asks for indicators (libs/flow-engine dynamic/expand-indicators.ts), one per requested timeframe, id indicators_on_demand:<timeframe>:req_<hash>. Names and parameters were checked against the indicator catalogue (dynamic/indicator-catalogue.ts) and every parameter is present (defaults filled). The worker checks them against the catalogue again (names' parameters, bounds, MACD fast < slow), which this schema does not restate. Closed: only the orchestrator writes it.","type":"object","required":["timeframe","indicators","ohlcvStepId"],"properties":{"timeframe":{"description":"The timeframe the indicators are computed on: the step's timeframe and its OHLCV step's.","$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"description":"The indicators to compute, in the order the model asked for them (no duplicates; at most 8 per timeframe).","type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorInput"}},"ohlcvStepId":{"description":"The run's OHLCV_EXPORT step of this timeframe, whose artifact the indicators are computed on; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"}},"additionalProperties":false,"$defs":{"IndicatorName":{"title":"IndicatorName","description":"An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).","type":"string","enum":["RSI","MACD","ATR","BOLLINGER","EMA","SMA","STOCHASTIC","ADX","OBV","VWAP"]},"IndicatorInput":{"title":"IndicatorInput","description":"One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.","type":"object","required":["name","params"],"properties":{"name":{"$ref":"#/$defs/IndicatorName"},"params":{"description":"Parameter name → value (numbers only; which names and bounds is the catalogue's).","type":"object","maxProperties":8,"propertyNames":{"pattern":"^[a-zA-Z][a-zA-Z0-9]{0,19}$"},"additionalProperties":{"type":"number"}}},"additionalProperties":false}}};
-const schema179 = {"title":"IndicatorInput","description":"One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.","type":"object","required":["name","params"],"properties":{"name":{"$ref":"#/$defs/IndicatorName"},"params":{"description":"Parameter name → value (numbers only; which names and bounds is the catalogue's).","type":"object","maxProperties":8,"propertyNames":{"pattern":"^[a-zA-Z][a-zA-Z0-9]{0,19}$"},"additionalProperties":{"type":"number"}}},"additionalProperties":false};
-const schema180 = {"title":"IndicatorName","description":"An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).","type":"string","enum":["RSI","MACD","ATR","BOLLINGER","EMA","SMA","STOCHASTIC","ADX","OBV","VWAP"]};
-const pattern90 = new RegExp("^[a-zA-Z][a-zA-Z0-9]{0,19}$", "u");
+const schema194 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/indicators_on_demand_inputs.schema.json","title":"IndicatorsOnDemandInputs","description":"steps.<stepId>.inputs of an INDICATORS_ON_DEMAND step (flow 5, seed 001): a dynamic step the orchestrator inserts when an LLM step asks for indicators (libs/flow-engine dynamic/expand-indicators.ts), one per requested timeframe, id indicators_on_demand:<timeframe>:req_<hash>. Names and parameters were checked against the indicator catalogue (dynamic/indicator-catalogue.ts) and every parameter is present (defaults filled). The worker checks them against the catalogue again (names' parameters, bounds, MACD fast < slow), which this schema does not restate. Closed: only the orchestrator writes it.","type":"object","required":["timeframe","indicators","ohlcvStepId"],"properties":{"timeframe":{"description":"The timeframe the indicators are computed on: the step's timeframe and its OHLCV step's.","$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"description":"The indicators to compute, in the order the model asked for them (no duplicates; at most 8 per timeframe).","type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorInput"}},"ohlcvStepId":{"description":"The run's OHLCV_EXPORT step of this timeframe, whose artifact the indicators are computed on; must be in dependsOn.","$ref":"common.schema.json#/$defs/StepId"}},"additionalProperties":false,"$defs":{"IndicatorName":{"title":"IndicatorName","description":"An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).","type":"string","enum":["RSI","MACD","ATR","BOLLINGER","EMA","SMA","STOCHASTIC","ADX","OBV","VWAP"]},"IndicatorInput":{"title":"IndicatorInput","description":"One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.","type":"object","required":["name","params"],"properties":{"name":{"$ref":"#/$defs/IndicatorName"},"params":{"description":"Parameter name → value (numbers only; which names and bounds is the catalogue's).","type":"object","maxProperties":8,"propertyNames":{"pattern":"^[a-zA-Z][a-zA-Z0-9]{0,19}$"},"additionalProperties":{"type":"number"}}},"additionalProperties":false}}};
+const schema196 = {"title":"IndicatorInput","description":"One indicator with every catalogue parameter given: RSI {period}, MACD {fast, slow, signal}, ATR {period}, BOLLINGER {period, stdDev}, EMA {period}, SMA {period}, STOCHASTIC {k, d}, ADX {period}, OBV {}, VWAP {}.","type":"object","required":["name","params"],"properties":{"name":{"$ref":"#/$defs/IndicatorName"},"params":{"description":"Parameter name → value (numbers only; which names and bounds is the catalogue's).","type":"object","maxProperties":8,"propertyNames":{"pattern":"^[a-zA-Z][a-zA-Z0-9]{0,19}$"},"additionalProperties":{"type":"number"}}},"additionalProperties":false};
+const schema197 = {"title":"IndicatorName","description":"An indicator of the catalogue (libs/flow-engine dynamic/indicator-catalogue.ts INDICATOR_NAMES, in its order).","type":"string","enum":["RSI","MACD","ATR","BOLLINGER","EMA","SMA","STOCHASTIC","ADX","OBV","VWAP"]};
+const pattern101 = new RegExp("^[a-zA-Z][a-zA-Z0-9]{0,19}$", "u");
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10517,7 +11269,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((((((((((data0 === "RSI") || (data0 === "MACD")) || (data0 === "ATR")) || (data0 === "BOLLINGER")) || (data0 === "EMA")) || (data0 === "SMA")) || (data0 === "STOCHASTIC")) || (data0 === "ADX")) || (data0 === "OBV")) || (data0 === "VWAP"))){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/IndicatorName/enum",keyword:"enum",params:{allowedValues: schema180.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/IndicatorName/enum",keyword:"enum",params:{allowedValues: schema197.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10543,7 +11295,7 @@ errors++;
 for(const key1 in data1){
 const _errs7 = errors;
 if(typeof key1 === "string"){
-if(!pattern90.test(key1)){
+if(!pattern101.test(key1)){
 const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-zA-Z][a-zA-Z0-9]{0,19}$"},message:"must match pattern \""+"^[a-zA-Z][a-zA-Z0-9]{0,19}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err6];
@@ -10602,17 +11354,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/indicators_on_demand_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10710,8 +11462,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate85(data1[i0], {instancePath:instancePath+"/indicators/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate89(data1[i0], {instancePath:instancePath+"/indicators/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 }
@@ -10773,18 +11525,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema182 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/news_export_inputs.schema.json","title":"NewsExportInputs","description":"steps.<stepId>.inputs of a NEWS_EXPORT step: the headlines of one symbol in the window [run.scope.asOf - lookbackHours, run.scope.asOf]. Written by the flow catalogue; read by the NEWS_EXPORT worker, which fills what is absent. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol whose news to export as the user wrote it (its base asset is searched: BTC-USDT → bitcoin, btc); default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"lookbackHours":{"description":"Length of the window ending at asOf, in hours; default 72.","type":"integer","minimum":1,"maximum":720},"maxItems":{"description":"At most this many headlines, newest first; default 20.","type":"integer","minimum":1,"maximum":50}}};
+const schema199 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/news_export_inputs.schema.json","title":"NewsExportInputs","description":"steps.<stepId>.inputs of a NEWS_EXPORT step: the headlines of one symbol in the window [run.scope.asOf - lookbackHours, run.scope.asOf]. Written by the flow catalogue; read by the NEWS_EXPORT worker, which fills what is absent. Extra fields are tolerated (seed 002 validation policy).","type":"object","properties":{"symbol":{"description":"The symbol whose news to export as the user wrote it (its base asset is searched: BTC-USDT → bitcoin, btc); default run.scope.symbol.","$ref":"common.schema.json#/$defs/Symbol"},"lookbackHours":{"description":"Length of the window ending at asOf, in hours; default 72.","type":"integer","minimum":1,"maximum":720},"maxItems":{"description":"At most this many headlines, newest first; default 20.","type":"integer","minimum":1,"maximum":50}}};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/news_export_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10898,18 +11650,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"symbol":true,"lookbackHours":true,"maxItems":true},"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":{"symbol":true,"lookbackHours":true,"maxItems":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema184 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"newsStepId":{"description":"The NEWS_EXPORT step (flow 6): headlines in the run's window, given to the model as untrusted text.","$ref":"common.schema.json#/$defs/StepId"},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
+const schema201 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_inputs.schema.json","title":"LlmRecommendationInputs","description":"steps.<stepId>.inputs of an LLM_RECOMMENDATION step (seed 002 machinery): the prompt, the effective model profile and the upstream steps whose artifacts are the context. Every referenced step must be in dependsOn. Extra fields are tolerated (seed 002 validation policy).","type":"object","required":["ohlcvStepId","reportStepIds","llm"],"properties":{"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose last close at asOf anchors the levels (the shortest timeframe of the run).","$ref":"common.schema.json#/$defs/StepId"},"reportStepIds":{"description":"The LLM_REPORT steps the recommendation rests on, longest timeframe first; the recommendation cites them by reportId.","type":"array","items":{"$ref":"common.schema.json#/$defs/StepId"},"minItems":1,"maxItems":10,"uniqueItems":true},"newsStepId":{"description":"The NEWS_EXPORT step (flow 6): headlines in the run's window, given to the model as untrusted text.","$ref":"common.schema.json#/$defs/StepId"},"accountStepId":{"description":"The ACCOUNT_EXPORT step (flow 4): equity, cash, positions and risk limits at asOf.","$ref":"common.schema.json#/$defs/StepId"},"llm":{"type":"object","required":["promptId","llmProfile"],"properties":{"promptId":{"description":"The llm_prompts/{promptId} document with the instructions (prompt_reco_v1).","type":"string","minLength":1,"maxLength":200},"llmProfile":{"description":"The effective request profile (llm_profile.schema.json), checked by the worker's pre-flight.","type":"object"}}}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_inputs.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11237,22 +11989,22 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"newsStepId":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":{"ohlcvStepId":true,"reportStepIds":true,"newsStepId":true,"accountStepId":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema193 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"indicatorRequests":{"description":"LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.","type":"array","minItems":1,"maxItems":3,"items":{"$ref":"#/$defs/IndicatorRequest"}},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
-const schema197 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
-const pattern101 = new RegExp("^rec_[a-z0-9]{24}$", "u");
-const schema198 = {"title":"IndicatorRequest","description":"Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).","type":"object","required":["timeframe","indicators"],"properties":{"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorSpec"}}},"additionalProperties":false};
-const schema200 = {"title":"IndicatorSpec","description":"One indicator with every parameter given.","type":"object","required":["name","params"],"properties":{"name":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,19}$"},"params":{"type":"object","maxProperties":8,"additionalProperties":{"type":"number"}}},"additionalProperties":false};
-const pattern102 = new RegExp("^[A-Z][A-Z0-9_]{1,19}$", "u");
+const schema210 = {"title":"StepOutputs","type":"object","properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"outputsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reportId":{"description":"LLM_REPORT: the reports/{reportId} index entry of this report (seed 001).","$ref":"common.schema.json#/$defs/ReportId"},"recommendationId":{"description":"LLM_RECOMMENDATION: the recommendations/{recoId} index entry (seed 001).","$ref":"common.schema.json#/$defs/RecommendationId"},"indicatorRequests":{"description":"LLM_REPORT (flow 5): the indicators the model asked for, checked against the indicator catalogue and normalized (defaults filled) by the worker. The orchestrator expands the run from it: one INDICATORS_ON_DEMAND step per timeframe and a follow-up report.","type":"array","minItems":1,"maxItems":3,"items":{"$ref":"#/$defs/IndicatorRequest"}},"signed_url":{"type":"string"},"expires_at":{"$ref":"common.schema.json#/$defs/Timestamp"},"execution":{"$ref":"#/$defs/StepExecution"}}};
+const schema214 = {"title":"RecommendationId","description":"recommendations/{recoId}: deterministic from (runId, stepId) of the LLM_RECOMMENDATION step (flow-engine recommendationIdFor).","type":"string","pattern":"^rec_[a-z0-9]{24}$"};
+const pattern112 = new RegExp("^rec_[a-z0-9]{24}$", "u");
+const schema215 = {"title":"IndicatorRequest","description":"Indicators of one timeframe of the run (flow 5), names and parameters from the indicator catalogue (libs/flow-engine dynamic/indicator-catalogue.ts).","type":"object","required":["timeframe","indicators"],"properties":{"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"indicators":{"type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorSpec"}}},"additionalProperties":false};
+const schema217 = {"title":"IndicatorSpec","description":"One indicator with every parameter given.","type":"object","required":["name","params"],"properties":{"name":{"type":"string","pattern":"^[A-Z][A-Z0-9_]{1,19}$"},"params":{"type":"object","maxProperties":8,"additionalProperties":{"type":"number"}}},"additionalProperties":false};
+const pattern113 = new RegExp("^[A-Z][A-Z0-9_]{1,19}$", "u");
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11377,7 +12129,7 @@ errors++;
 if(data2.name !== undefined){
 let data3 = data2.name;
 if(typeof data3 === "string"){
-if(!pattern102.test(data3)){
+if(!pattern113.test(data3)){
 const err10 = {instancePath:instancePath+"/indicators/" + i0+"/name",schemaPath:"#/$defs/IndicatorSpec/properties/name/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z0-9_]{1,19}$"},message:"must match pattern \""+"^[A-Z][A-Z0-9_]{1,19}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -11472,18 +12224,18 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema202 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
-const schema203 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
+const schema219 = {"title":"StepExecution","description":"Execution metadata persisted by the worker (seed 002 'Execution metadata'). Step types add their own sections (llm, ...).","type":"object","properties":{"timing":{"$ref":"#/$defs/StepTiming"},"artifact":{"type":"object","required":["gcs_uri"],"properties":{"gcs_uri":{"$ref":"common.schema.json#/$defs/GcsUri"},"contentType":{"type":"string"},"sha256":{"$ref":"common.schema.json#/$defs/Sha256"},"bytes":{"type":"integer","minimum":0}}},"recoveredFromArtifact":{"type":"boolean"},"worker":{"type":"string"},"llm":{"type":"object"}}};
+const schema220 = {"title":"StepTiming","type":"object","properties":{"startedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"finishedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"durationMs":{"type":"integer","minimum":0}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11577,16 +12329,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":{"startedAt":true,"finishedAt":true,"durationMs":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11595,8 +12347,8 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.timing !== undefined){
-if(!(validate97(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate101(data.timing, {instancePath:instancePath+"/timing",parentData:data,parentDataProperty:"timing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 }
@@ -11616,7 +12368,7 @@ errors++;
 if(data1.gcs_uri !== undefined){
 let data2 = data1.gcs_uri;
 if(typeof data2 === "string"){
-if(!pattern55.test(data2)){
+if(!pattern66.test(data2)){
 const err1 = {instancePath:instancePath+"/artifact/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -11760,16 +12512,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":{"timing":true,"artifact":true,"recoveredFromArtifact":true,"worker":true,"llm":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11780,7 +12532,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.gcs_uri !== undefined){
 let data0 = data.gcs_uri;
 if(typeof data0 === "string"){
-if(!pattern55.test(data0)){
+if(!pattern66.test(data0)){
 const err0 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -11805,7 +12557,7 @@ errors++;
 if(data.outputsManifestGcsUri !== undefined){
 let data1 = data.outputsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern55.test(data1)){
+if(!pattern66.test(data1)){
 const err2 = {instancePath:instancePath+"/outputsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -11830,7 +12582,7 @@ errors++;
 if(data.reportId !== undefined){
 let data2 = data.reportId;
 if(typeof data2 === "string"){
-if(!pattern85.test(data2)){
+if(!pattern96.test(data2)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -11855,7 +12607,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data3 = data.recommendationId;
 if(typeof data3 === "string"){
-if(!pattern101.test(data3)){
+if(!pattern112.test(data3)){
 const err6 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -11902,8 +12654,8 @@ errors++;
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate94(data4[i0], {instancePath:instancePath+"/indicatorRequests/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data4[i0], {instancePath:instancePath+"/indicatorRequests/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 }
@@ -11957,8 +12709,8 @@ errors++;
 }
 }
 if(data.execution !== undefined){
-if(!(validate96(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate100(data.execution, {instancePath:instancePath+"/execution",parentData:data,parentDataProperty:"execution",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 }
@@ -11973,17 +12725,17 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"indicatorRequests":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":{"gcs_uri":true,"outputsManifestGcsUri":true,"reportId":true,"recommendationId":true,"indicatorRequests":true,"signed_url":true,"expires_at":true,"execution":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema211 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema228 = {"title":"StepLease","description":"Held by the worker that claimed the step; every worker write after the claim is conditional on still owning it.","type":"object","required":["owner","expiresAt"],"properties":{"owner":{"type":"string","minLength":1,"maxLength":200},"expiresAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12082,17 +12834,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":{"owner":true,"expiresAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema213 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
+const schema230 = {"title":"StepProgress","description":"Progress of a long step (seed 003), coalesced into heartbeat writes.","type":"object","required":["stage","updatedAt"],"properties":{"stage":{"type":"string","minLength":1,"maxLength":100},"processedUnits":{"type":"integer","minimum":0},"totalUnits":{"type":"integer","minimum":0},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}}};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12241,16 +12993,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":{"stage":true,"processedUnits":true,"totalUnits":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12301,8 +13053,8 @@ if(_valid0){
 const _errs5 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate76(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate80(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 }
@@ -12369,8 +13121,8 @@ if(_valid1){
 const _errs11 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate56(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate60(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
@@ -12446,8 +13198,8 @@ if(_valid2){
 const _errs17 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate79(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate83(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 }
@@ -12600,8 +13352,8 @@ if(_valid4){
 const _errs29 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate84(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 }
@@ -12677,8 +13429,8 @@ if(_valid5){
 const _errs35 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate88(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate92(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
@@ -12754,8 +13506,8 @@ if(_valid6){
 const _errs41 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputs !== undefined){
-if(!(validate90(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate94(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
@@ -12967,7 +13719,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!((((((((data16 === "OHLCV_EXPORT") || (data16 === "CHART_EXPORT")) || (data16 === "LLM_REPORT")) || (data16 === "LLM_RECOMMENDATION")) || (data16 === "ACCOUNT_EXPORT")) || (data16 === "INDICATORS_ON_DEMAND")) || (data16 === "NEWS_EXPORT")) || (data16 === "BACKTEST"))){
-const err32 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema189.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema206.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -12990,7 +13742,7 @@ vErrors.push(err33);
 errors++;
 }
 if(!(((((((data17 === "PENDING") || (data17 === "READY")) || (data17 === "RUNNING")) || (data17 === "SUCCEEDED")) || (data17 === "FAILED")) || (data17 === "SKIPPED")) || (data17 === "CANCELLED"))){
-const err34 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema190.enum},message:"must be equal to one of the allowed values"};
+const err34 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema207.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -13108,8 +13860,8 @@ errors++;
 }
 }
 if(data.outputs !== undefined){
-if(!(validate93(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate97(data.outputs, {instancePath:instancePath+"/outputs",parentData:data,parentDataProperty:"outputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
@@ -13220,14 +13972,14 @@ errors++;
 }
 }
 if(data.lease !== undefined){
-if(!(validate102(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate106(data.lease, {instancePath:instancePath+"/lease",parentData:data,parentDataProperty:"lease",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
 errors = vErrors.length;
 }
 }
 if(data.progress !== undefined){
-if(!(validate104(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate108(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 }
@@ -13419,18 +14171,18 @@ vErrors.push(err66);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate79.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate75.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate79.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_run.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13611,7 +14363,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern56.test(data2)){
+if(!pattern67.test(data2)){
 const err16 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -13646,7 +14398,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema142.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema159.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13757,14 +14509,14 @@ errors++;
 }
 }
 if(data.trigger !== undefined){
-if(!(validate67(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate71(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
 if(data.scope !== undefined){
-if(!(validate69(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate73(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -13889,8 +14641,8 @@ errors++;
 }
 }
 if(data.signal !== undefined){
-if(!(validate71(data.signal, {instancePath:instancePath+"/signal",parentData:data,parentDataProperty:"signal",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate75(data.signal, {instancePath:instancePath+"/signal",parentData:data,parentDataProperty:"signal",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
@@ -14012,8 +14764,8 @@ errors++;
 }
 }
 if(data.progress !== undefined){
-if(!(validate73(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate77(data.progress, {instancePath:instancePath+"/progress",parentData:data,parentDataProperty:"progress",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 }
@@ -14077,8 +14829,8 @@ errors++;
 }
 }
 for(const key2 in data19){
-if(!(validate75(data19[key2], {instancePath:instancePath+"/steps/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate79(data19[key2], {instancePath:instancePath+"/steps/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 }
@@ -14111,27 +14863,27 @@ vErrors.push(err54);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"signal":true,"expansionLimits":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"schemaVersion":true,"runId":true,"flowKey":true,"status":true,"createdAt":true,"updatedAt":true,"startedAt":true,"finishedAt":true,"trigger":true,"scope":true,"ownerId":true,"idempotencyKey":true,"deadlineAt":true,"cancelRequestedAt":true,"signal":true,"expansionLimits":true,"progress":true,"steps":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateFlowSchedule = validate108;
-const schema217 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_schedule.schema.json","title":"FlowSchedule","description":"The flow_schedules/{scheduleId} document (flow 7): a flow triggered on a cron schedule in an IANA time zone. Every slot (a time the cron expression names) is decided once: fired (a run whose scope.asOf is the slot time, created with the idempotency key of (scheduleId, slot), so firing a slot twice creates one run), or skipped. Written only by the orchestrator: create-only on POST /schedules, then conditional updates on the stored version (pause, resume, the ticker's cursor). The ticker queries enabled schedules by nextSlotAt. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","scheduleId","ownerId","flowKey","scope","cron","timeZone","enabled","catchUp","overlap","createdAt","updatedAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"scheduleId":{"description":"= the document id, generated at creation (flow-engine generateScheduleId).","$ref":"#/$defs/ScheduleId"},"ownerId":{"description":"Who may see and change the schedule; its runs and signals belong to this owner (another owner's schedule is a 404).","$ref":"common.schema.json#/$defs/OwnerId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"description":"The scope of every run of the schedule, without asOf: a scheduled run's asOf is its slot time.","$ref":"#/$defs/ScheduleScope"},"cron":{"$ref":"#/$defs/CronExpression"},"timeZone":{"$ref":"#/$defs/TimeZone"},"enabled":{"description":"false while paused: a disabled schedule never fires and has no nextSlotAt. Resuming starts with the first slot after the resume (the paused slots are not caught up).","type":"boolean"},"catchUp":{"$ref":"#/$defs/CatchUpPolicy"},"overlap":{"$ref":"#/$defs/OverlapPolicy"},"minSignalStrength":{"description":"Signal filter: a run whose recommendation has signal_strength >= this emits a signal (signals/{signalId} and a message on <prefix>-signals); below it the run is marked filtered. Absent: the schedule emits no signals at all.","type":"number","minimum":0,"maximum":1},"description":{"description":"Free text shown in lists.","type":"string","maxLength":200},"createdAt":{"description":"Creation time; slots at or before it are never due.","$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"nextSlotAt":{"description":"The first slot after the cursor that is not yet due, i.e. when the ticker must look at the schedule next (its query field: enabled and nextSlotAt <= now). Absent while disabled.","$ref":"common.schema.json#/$defs/Timestamp"},"lastSlotAt":{"description":"The cursor: every slot at or before it is decided (fired or skipped), so it is never due again. Absent until the first decision (createdAt is the bound then). Resume sets it to the resume time. It never moves backwards.","$ref":"common.schema.json#/$defs/Timestamp"},"lastRunId":{"description":"The run of the latest fired slot (overlap policy 'skip' looks at its status).","$ref":"common.schema.json#/$defs/RunId"},"lastFire":{"$ref":"#/$defs/ScheduleFire"}},"$defs":{"ScheduleId":{"title":"ScheduleId","description":"flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.","type":"string","pattern":"^sch_[a-z0-9]{20}$"},"ScheduleScope":{"title":"ScheduleScope","description":"A RunScope without asOf (each run's asOf is its slot time).","allOf":[{"$ref":"flow_run.schema.json#/$defs/RunScope"},{"not":{"type":"object","properties":{"asOf":true},"required":["asOf"]}}]},"CronExpression":{"title":"CronExpression","description":"Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.","type":"string","pattern":"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$","maxLength":100},"TimeZone":{"title":"TimeZone","description":"IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$","maxLength":64},"CatchUpPolicy":{"title":"CatchUpPolicy","description":"Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.","type":"string","enum":["skip","latest"]},"OverlapPolicy":{"title":"OverlapPolicy","description":"A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.","type":"string","enum":["skip","allow"]},"ScheduleFire":{"title":"ScheduleFire","description":"The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).","type":"object","required":["slotAt","outcome","at"],"properties":{"slotAt":{"description":"The slot decided (the run's asOf when fired).","$ref":"common.schema.json#/$defs/Timestamp"},"outcome":{"description":"fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).","type":"string","enum":["fired","skipped_overlap","skipped_missed","failed"]},"runId":{"description":"The run of a fired slot, once triggered.","$ref":"common.schema.json#/$defs/RunId"},"at":{"description":"When the decision was taken (the tick's now).","$ref":"common.schema.json#/$defs/Timestamp"},"missedCount":{"description":"Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.","type":"integer","minimum":0},"reason":{"description":"Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).","type":"string","maxLength":200}}}}};
-const schema218 = {"title":"ScheduleId","description":"flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.","type":"string","pattern":"^sch_[a-z0-9]{20}$"};
-const schema227 = {"title":"CronExpression","description":"Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.","type":"string","pattern":"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$","maxLength":100};
-const schema228 = {"title":"TimeZone","description":"IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$","maxLength":64};
-const schema229 = {"title":"CatchUpPolicy","description":"Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.","type":"string","enum":["skip","latest"]};
-const schema230 = {"title":"OverlapPolicy","description":"A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.","type":"string","enum":["skip","allow"]};
-const pattern115 = new RegExp("^sch_[a-z0-9]{20}$", "u");
-const pattern121 = new RegExp("^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$", "u");
-const pattern122 = new RegExp("^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$", "u");
-const schema221 = {"title":"ScheduleScope","description":"A RunScope without asOf (each run's asOf is its slot time).","allOf":[{"$ref":"flow_run.schema.json#/$defs/RunScope"},{"not":{"type":"object","properties":{"asOf":true},"required":["asOf"]}}]};
+export const validateFlowSchedule = validate112;
+const schema234 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_schedule.schema.json","title":"FlowSchedule","description":"The flow_schedules/{scheduleId} document (flow 7): a flow triggered on a cron schedule in an IANA time zone. Every slot (a time the cron expression names) is decided once: fired (a run whose scope.asOf is the slot time, created with the idempotency key of (scheduleId, slot), so firing a slot twice creates one run), or skipped. Written only by the orchestrator: create-only on POST /schedules, then conditional updates on the stored version (pause, resume, the ticker's cursor). The ticker queries enabled schedules by nextSlotAt. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","scheduleId","ownerId","flowKey","scope","cron","timeZone","enabled","catchUp","overlap","createdAt","updatedAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"scheduleId":{"description":"= the document id, generated at creation (flow-engine generateScheduleId).","$ref":"#/$defs/ScheduleId"},"ownerId":{"description":"Who may see and change the schedule; its runs and signals belong to this owner (another owner's schedule is a 404).","$ref":"common.schema.json#/$defs/OwnerId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"description":"The scope of every run of the schedule, without asOf: a scheduled run's asOf is its slot time.","$ref":"#/$defs/ScheduleScope"},"cron":{"$ref":"#/$defs/CronExpression"},"timeZone":{"$ref":"#/$defs/TimeZone"},"enabled":{"description":"false while paused: a disabled schedule never fires and has no nextSlotAt. Resuming starts with the first slot after the resume (the paused slots are not caught up).","type":"boolean"},"catchUp":{"$ref":"#/$defs/CatchUpPolicy"},"overlap":{"$ref":"#/$defs/OverlapPolicy"},"minSignalStrength":{"description":"Signal filter: a run whose recommendation has signal_strength >= this emits a signal (signals/{signalId} and a message on <prefix>-signals); below it the run is marked filtered. Absent: the schedule emits no signals at all.","type":"number","minimum":0,"maximum":1},"description":{"description":"Free text shown in lists.","type":"string","maxLength":200},"createdAt":{"description":"Creation time; slots at or before it are never due.","$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"nextSlotAt":{"description":"The first slot after the cursor that is not yet due, i.e. when the ticker must look at the schedule next (its query field: enabled and nextSlotAt <= now). Absent while disabled.","$ref":"common.schema.json#/$defs/Timestamp"},"lastSlotAt":{"description":"The cursor: every slot at or before it is decided (fired or skipped), so it is never due again. Absent until the first decision (createdAt is the bound then). Resume sets it to the resume time. It never moves backwards.","$ref":"common.schema.json#/$defs/Timestamp"},"lastRunId":{"description":"The run of the latest fired slot (overlap policy 'skip' looks at its status).","$ref":"common.schema.json#/$defs/RunId"},"lastFire":{"$ref":"#/$defs/ScheduleFire"}},"$defs":{"ScheduleId":{"title":"ScheduleId","description":"flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.","type":"string","pattern":"^sch_[a-z0-9]{20}$"},"ScheduleScope":{"title":"ScheduleScope","description":"A RunScope without asOf (each run's asOf is its slot time).","allOf":[{"$ref":"flow_run.schema.json#/$defs/RunScope"},{"not":{"type":"object","properties":{"asOf":true},"required":["asOf"]}}]},"CronExpression":{"title":"CronExpression","description":"Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.","type":"string","pattern":"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$","maxLength":100},"TimeZone":{"title":"TimeZone","description":"IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$","maxLength":64},"CatchUpPolicy":{"title":"CatchUpPolicy","description":"Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.","type":"string","enum":["skip","latest"]},"OverlapPolicy":{"title":"OverlapPolicy","description":"A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.","type":"string","enum":["skip","allow"]},"ScheduleFire":{"title":"ScheduleFire","description":"The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).","type":"object","required":["slotAt","outcome","at"],"properties":{"slotAt":{"description":"The slot decided (the run's asOf when fired).","$ref":"common.schema.json#/$defs/Timestamp"},"outcome":{"description":"fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).","type":"string","enum":["fired","skipped_overlap","skipped_missed","failed"]},"runId":{"description":"The run of a fired slot, once triggered.","$ref":"common.schema.json#/$defs/RunId"},"at":{"description":"When the decision was taken (the tick's now).","$ref":"common.schema.json#/$defs/Timestamp"},"missedCount":{"description":"Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.","type":"integer","minimum":0},"reason":{"description":"Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).","type":"string","maxLength":200}}}}};
+const schema235 = {"title":"ScheduleId","description":"flow_schedules/{scheduleId}: sch_ + 20 random lower-case letters and digits.","type":"string","pattern":"^sch_[a-z0-9]{20}$"};
+const schema244 = {"title":"CronExpression","description":"Standard 5-field cron (minute hour day-of-month month day-of-week; digits, * , - / and JAN-DEC / SUN-SAT names; day-of-month and day-of-week restricted together means either). Stored with single spaces. Validated by flow-engine parseSchedule: an expression that never fires is refused.","type":"string","pattern":"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$","maxLength":100};
+const schema245 = {"title":"TimeZone","description":"IANA time zone name the cron expression is read in (UTC, Europe/London, America/New_York), as the runtime resolves it. DST: a fixed time that does not exist (spring forward) fires at the first valid time after the gap, the same day; a fixed time that occurs twice (fall back) fires once, at the first occurrence; interval expressions (*, steps) follow real time.","type":"string","pattern":"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$","maxLength":64};
+const schema246 = {"title":"CatchUpPolicy","description":"Slots missed while nothing ticked (an outage, a late tick). skip: fire the latest due slot only while it is fresh (within the ticker's grace, a couple of minutes), skip every older one; latest: fire the latest due slot once, whatever its age, and skip the older ones.","type":"string","enum":["skip","latest"]};
+const schema247 = {"title":"OverlapPolicy","description":"A slot that falls due while the run of the previous fired slot (lastRunId) is still PENDING or RUNNING. skip: the slot is skipped (skipped_overlap); allow: it fires anyway.","type":"string","enum":["skip","allow"]};
+const pattern126 = new RegExp("^sch_[a-z0-9]{20}$", "u");
+const pattern132 = new RegExp("^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$", "u");
+const pattern133 = new RegExp("^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$", "u");
+const schema238 = {"title":"ScheduleScope","description":"A RunScope without asOf (each run's asOf is its slot time).","allOf":[{"$ref":"flow_run.schema.json#/$defs/RunScope"},{"not":{"type":"object","properties":{"asOf":true},"required":["asOf"]}}]};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14304,24 +15056,24 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 const _errs2 = errors;
@@ -14373,17 +15125,17 @@ vErrors = null;
 }
 }
 }
-validate109.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema236 = {"title":"ScheduleFire","description":"The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).","type":"object","required":["slotAt","outcome","at"],"properties":{"slotAt":{"description":"The slot decided (the run's asOf when fired).","$ref":"common.schema.json#/$defs/Timestamp"},"outcome":{"description":"fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).","type":"string","enum":["fired","skipped_overlap","skipped_missed","failed"]},"runId":{"description":"The run of a fired slot, once triggered.","$ref":"common.schema.json#/$defs/RunId"},"at":{"description":"When the decision was taken (the tick's now).","$ref":"common.schema.json#/$defs/Timestamp"},"missedCount":{"description":"Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.","type":"integer","minimum":0},"reason":{"description":"Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).","type":"string","maxLength":200}}};
+const schema253 = {"title":"ScheduleFire","description":"The latest slot decision. outcome fired without runId: the slot is claimed and its run is being triggered (the next tick completes the trigger with the same idempotency key if the claimer died).","type":"object","required":["slotAt","outcome","at"],"properties":{"slotAt":{"description":"The slot decided (the run's asOf when fired).","$ref":"common.schema.json#/$defs/Timestamp"},"outcome":{"description":"fired: a run was (or is being) triggered for the slot; skipped_overlap: the previous run was still active; skipped_missed: the slot was too old (catchUp skip); failed: the trigger was refused (reason says why).","type":"string","enum":["fired","skipped_overlap","skipped_missed","failed"]},"runId":{"description":"The run of a fired slot, once triggered.","$ref":"common.schema.json#/$defs/RunId"},"at":{"description":"When the decision was taken (the tick's now).","$ref":"common.schema.json#/$defs/Timestamp"},"missedCount":{"description":"Older due slots passed over in the same decision (skipped as missed), at most 1000 counted.","type":"integer","minimum":0},"reason":{"description":"Why a trigger failed or a slot was skipped (sanitized, e.g. an error code and a short message).","type":"string","maxLength":200}}};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14459,7 +15211,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((((data1 === "fired") || (data1 === "skipped_overlap")) || (data1 === "skipped_missed")) || (data1 === "failed"))){
-const err6 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema236.properties.outcome.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/outcome",schemaPath:"#/properties/outcome/enum",keyword:"enum",params:{allowedValues: schema253.properties.outcome.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14590,17 +15342,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":{"slotAt":true,"outcome":true,"runId":true,"at":true,"missedCount":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":{"slotAt":true,"outcome":true,"runId":true,"at":true,"missedCount":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_schedule.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14756,7 +15508,7 @@ errors++;
 if(data.scheduleId !== undefined){
 let data1 = data.scheduleId;
 if(typeof data1 === "string"){
-if(!pattern115.test(data1)){
+if(!pattern126.test(data1)){
 const err14 = {instancePath:instancePath+"/scheduleId",schemaPath:"#/$defs/ScheduleId/pattern",keyword:"pattern",params:{pattern: "^sch_[a-z0-9]{20}$"},message:"must match pattern \""+"^sch_[a-z0-9]{20}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -14816,7 +15568,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!pattern56.test(data3)){
+if(!pattern67.test(data3)){
 const err19 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -14839,8 +15591,8 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate109(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate113(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 }
@@ -14857,7 +15609,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!pattern121.test(data5)){
+if(!pattern132.test(data5)){
 const err22 = {instancePath:instancePath+"/cron",schemaPath:"#/$defs/CronExpression/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$"},message:"must match pattern \""+"^[0-9A-Za-z*,/-]+( [0-9A-Za-z*,/-]+){4}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -14892,7 +15644,7 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!pattern122.test(data6)){
+if(!pattern133.test(data6)){
 const err25 = {instancePath:instancePath+"/timeZone",schemaPath:"#/$defs/TimeZone/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"},message:"must match pattern \""+"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -14939,7 +15691,7 @@ vErrors.push(err28);
 errors++;
 }
 if(!((data8 === "skip") || (data8 === "latest"))){
-const err29 = {instancePath:instancePath+"/catchUp",schemaPath:"#/$defs/CatchUpPolicy/enum",keyword:"enum",params:{allowedValues: schema229.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/catchUp",schemaPath:"#/$defs/CatchUpPolicy/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -14962,7 +15714,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data9 === "skip") || (data9 === "allow"))){
-const err31 = {instancePath:instancePath+"/overlap",schemaPath:"#/$defs/OverlapPolicy/enum",keyword:"enum",params:{allowedValues: schema230.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/overlap",schemaPath:"#/$defs/OverlapPolicy/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -15168,8 +15920,8 @@ errors++;
 }
 }
 if(data.lastFire !== undefined){
-if(!(validate113(data.lastFire, {instancePath:instancePath+"/lastFire",parentData:data,parentDataProperty:"lastFire",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate117(data.lastFire, {instancePath:instancePath+"/lastFire",parentData:data,parentDataProperty:"lastFire",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 }
@@ -15184,27 +15936,27 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":{"schemaVersion":true,"scheduleId":true,"ownerId":true,"flowKey":true,"scope":true,"cron":true,"timeZone":true,"enabled":true,"catchUp":true,"overlap":true,"minSignalStrength":true,"description":true,"createdAt":true,"updatedAt":true,"nextSlotAt":true,"lastSlotAt":true,"lastRunId":true,"lastFire":true},"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":{"schemaVersion":true,"scheduleId":true,"ownerId":true,"flowKey":true,"scope":true,"cron":true,"timeZone":true,"enabled":true,"catchUp":true,"overlap":true,"minSignalStrength":true,"description":true,"createdAt":true,"updatedAt":true,"nextSlotAt":true,"lastSlotAt":true,"lastRunId":true,"lastFire":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateFlowScheduleRequest = validate115;
-const schema240 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_schedule_request.schema.json","title":"FlowScheduleRequest","description":"Body of POST /schedules: a flow to trigger on a cron schedule. An invalid cron expression, one that never fires or an unknown time zone is a 4xx (flow-engine parseSchedule). Defaults: timeZone UTC, enabled true, catchUp skip, overlap skip, no minSignalStrength (no signals).","type":"object","required":["flowKey","scope","cron"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleScope"},"cron":{"description":"Standard 5-field cron (minute hour day-of-month month day-of-week), read in timeZone. Spaces or tabs between fields; stored with single spaces.","type":"string","pattern":"^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$","maxLength":100},"timeZone":{"description":"IANA time zone name (default UTC); stored as the runtime resolves it (utc → UTC, US/Eastern → America/New_York).","type":"string","minLength":1,"maxLength":64,"default":"UTC"},"enabled":{"description":"false creates the schedule paused (default true).","type":"boolean","default":true},"catchUp":{"$ref":"flow_schedule.schema.json#/$defs/CatchUpPolicy","default":"skip"},"overlap":{"$ref":"flow_schedule.schema.json#/$defs/OverlapPolicy","default":"skip"},"minSignalStrength":{"description":"Emit a signal when a run's recommendation has signal_strength >= this; absent: no signals.","type":"number","minimum":0,"maximum":1},"description":{"type":"string","maxLength":200}},"additionalProperties":false};
-const pattern132 = new RegExp("^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$", "u");
+export const validateFlowScheduleRequest = validate119;
+const schema257 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/flow_schedule_request.schema.json","title":"FlowScheduleRequest","description":"Body of POST /schedules: a flow to trigger on a cron schedule. An invalid cron expression, one that never fires or an unknown time zone is a 4xx (flow-engine parseSchedule). Defaults: timeZone UTC, enabled true, catchUp skip, overlap skip, no minSignalStrength (no signals).","type":"object","required":["flowKey","scope","cron"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleScope"},"cron":{"description":"Standard 5-field cron (minute hour day-of-month month day-of-week), read in timeZone. Spaces or tabs between fields; stored with single spaces.","type":"string","pattern":"^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$","maxLength":100},"timeZone":{"description":"IANA time zone name (default UTC); stored as the runtime resolves it (utc → UTC, US/Eastern → America/New_York).","type":"string","minLength":1,"maxLength":64,"default":"UTC"},"enabled":{"description":"false creates the schedule paused (default true).","type":"boolean","default":true},"catchUp":{"$ref":"flow_schedule.schema.json#/$defs/CatchUpPolicy","default":"skip"},"overlap":{"$ref":"flow_schedule.schema.json#/$defs/OverlapPolicy","default":"skip"},"minSignalStrength":{"description":"Emit a signal when a run's recommendation has signal_strength >= this; absent: no signals.","type":"number","minimum":0,"maximum":1},"description":{"type":"string","maxLength":200}},"additionalProperties":false};
+const pattern143 = new RegExp("^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$", "u");
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 const _errs2 = errors;
@@ -15256,17 +16008,17 @@ vErrors = null;
 }
 }
 }
-validate116.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/flow_schedule_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15305,7 +16057,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema240.properties, key0))){
+if(!(func1.call(schema257.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -15329,7 +16081,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern56.test(data0)){
+if(!pattern67.test(data0)){
 const err5 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -15352,8 +16104,8 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate116(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+if(!(validate120(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
@@ -15370,7 +16122,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern132.test(data2)){
+if(!pattern143.test(data2)){
 const err8 = {instancePath:instancePath+"/cron",schemaPath:"#/properties/cron/pattern",keyword:"pattern",params:{pattern: "^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$"},message:"must match pattern \""+"^[ \\t]*[0-9A-Za-z*,/-]+([ \\t]+[0-9A-Za-z*,/-]+){4}[ \\t]*$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -15452,7 +16204,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((data5 === "skip") || (data5 === "latest"))){
-const err15 = {instancePath:instancePath+"/catchUp",schemaPath:"flow_schedule.schema.json#/$defs/CatchUpPolicy/enum",keyword:"enum",params:{allowedValues: schema229.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/catchUp",schemaPath:"flow_schedule.schema.json#/$defs/CatchUpPolicy/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -15475,7 +16227,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!((data6 === "skip") || (data6 === "allow"))){
-const err17 = {instancePath:instancePath+"/overlap",schemaPath:"flow_schedule.schema.json#/$defs/OverlapPolicy/enum",keyword:"enum",params:{allowedValues: schema230.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/overlap",schemaPath:"flow_schedule.schema.json#/$defs/OverlapPolicy/enum",keyword:"enum",params:{allowedValues: schema247.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -15556,19 +16308,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateIndicatorValues = validate119;
-const schema245 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/indicator_values.schema.json","title":"IndicatorValues","description":"The INDICATORS_ON_DEMAND artifact (flow 5): the indicators an LLM step asked for, computed on the run's OHLCV export of one timeframe. Written once (create-only) by the worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; a follow-up LLM step quotes it as context, so it is small: per indicator the value(s) at the last complete candle and a short tail, never whole series (8 indicators with a 30-point tail stay under ~25 KB). Only complete candles that ended at or before asOf are used (a still-forming candle of the export is left out). Deterministic: compact JSON, values rounded to 8 significant digits, no wall-clock time.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","ohlcvStepId","ohlcvGcsUri","window","tailLength","indicators"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The OHLCV export's symbol (the run's scope.symbol).","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles the indicators are computed on (the step's).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at: the OHLCV export's asOf (the run's scope.asOf). No value uses data after it.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact was read.","$ref":"common.schema.json#/$defs/StepId"},"ohlcvGcsUri":{"description":"The OHLCV artifact the indicators were computed on (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"window":{"$ref":"#/$defs/IndicatorWindow"},"tailLength":{"description":"The most points a tail holds (the worker's setting, default 30).","type":"integer","minimum":1,"maximum":50},"indicators":{"description":"One result per requested indicator, in request order.","type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorResult"}}},"additionalProperties":false,"$defs":{"IndicatorWindow":{"title":"IndicatorWindow","description":"The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.","type":"object","required":["from","lastOpenTime","to","candles"],"properties":{"from":{"description":"openTime of the first candle used.","$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"description":"openTime of the last complete candle at or before asOf: the candle every `latest` value belongs to.","$ref":"common.schema.json#/$defs/Timestamp"},"to":{"description":"When that last candle ended (its bucket's end, <= asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"candles":{"description":"How many candles were used.","type":"integer","minimum":1}},"additionalProperties":false},"IndicatorResult":{"title":"IndicatorResult","description":"One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.","type":"object","required":["name","params","label","method","fields","requiredCandles","status","latest","tail"],"properties":{"name":{"$ref":"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName"},"params":{"description":"The parameters it was computed with (the step's inputs, every catalogue parameter present).","type":"object","maxProperties":8,"additionalProperties":{"type":"number"}},"label":{"description":"Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.","type":"string","minLength":1,"maxLength":60},"method":{"description":"How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.","type":"string","minLength":1,"maxLength":300},"fields":{"description":"The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).","type":"array","minItems":1,"maxItems":3,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-zA-Z]{0,19}$"}},"requiredCandles":{"description":"Candles the indicator needs before every field of a point has a value (its warm-up).","type":"integer","minimum":1},"status":{"description":"ok: computed; insufficient_data: the window is shorter than requiredCandles.","type":"string","enum":["ok","insufficient_data"]},"latest":{"description":"The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.","anyOf":[{"$ref":"#/$defs/IndicatorPoint"},{"type":"null"}]},"tail":{"description":"The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/IndicatorPoint"}},"reason":{"description":"insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false,"allOf":[{"if":{"properties":{"status":{"const":"ok"}},"required":["status"]},"then":{"properties":{"latest":{"type":"object"},"tail":{"type":"array","minItems":1}},"not":{"required":["reason"],"properties":{"reason":true}}}},{"if":{"properties":{"status":{"const":"insufficient_data"}},"required":["status"]},"then":{"required":["reason"],"properties":{"reason":true,"latest":{"type":"null"},"tail":{"type":"array","maxItems":0}}}}]},"IndicatorPoint":{"title":"IndicatorPoint","description":"The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).","type":"object","required":["openTime","values"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"values":{"type":"object","minProperties":1,"maxProperties":3,"additionalProperties":{"type":"number"}}},"additionalProperties":false}}};
-const schema253 = {"title":"IndicatorWindow","description":"The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.","type":"object","required":["from","lastOpenTime","to","candles"],"properties":{"from":{"description":"openTime of the first candle used.","$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"description":"openTime of the last complete candle at or before asOf: the candle every `latest` value belongs to.","$ref":"common.schema.json#/$defs/Timestamp"},"to":{"description":"When that last candle ended (its bucket's end, <= asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"candles":{"description":"How many candles were used.","type":"integer","minimum":1}},"additionalProperties":false};
+export const validateIndicatorValues = validate123;
+const schema262 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/indicator_values.schema.json","title":"IndicatorValues","description":"The INDICATORS_ON_DEMAND artifact (flow 5): the indicators an LLM step asked for, computed on the run's OHLCV export of one timeframe. Written once (create-only) by the worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; a follow-up LLM step quotes it as context, so it is small: per indicator the value(s) at the last complete candle and a short tail, never whole series (8 indicators with a 30-point tail stay under ~25 KB). Only complete candles that ended at or before asOf are used (a still-forming candle of the export is left out). Deterministic: compact JSON, values rounded to 8 significant digits, no wall-clock time.","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","ohlcvStepId","ohlcvGcsUri","window","tailLength","indicators"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The OHLCV export's symbol (the run's scope.symbol).","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles the indicators are computed on (the step's).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at: the OHLCV export's asOf (the run's scope.asOf). No value uses data after it.","$ref":"common.schema.json#/$defs/Timestamp"},"ohlcvStepId":{"description":"The OHLCV_EXPORT step whose artifact was read.","$ref":"common.schema.json#/$defs/StepId"},"ohlcvGcsUri":{"description":"The OHLCV artifact the indicators were computed on (the upstream step's outputs.gcs_uri).","$ref":"common.schema.json#/$defs/GcsUri"},"window":{"$ref":"#/$defs/IndicatorWindow"},"tailLength":{"description":"The most points a tail holds (the worker's setting, default 30).","type":"integer","minimum":1,"maximum":50},"indicators":{"description":"One result per requested indicator, in request order.","type":"array","minItems":1,"maxItems":8,"items":{"$ref":"#/$defs/IndicatorResult"}}},"additionalProperties":false,"$defs":{"IndicatorWindow":{"title":"IndicatorWindow","description":"The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.","type":"object","required":["from","lastOpenTime","to","candles"],"properties":{"from":{"description":"openTime of the first candle used.","$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"description":"openTime of the last complete candle at or before asOf: the candle every `latest` value belongs to.","$ref":"common.schema.json#/$defs/Timestamp"},"to":{"description":"When that last candle ended (its bucket's end, <= asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"candles":{"description":"How many candles were used.","type":"integer","minimum":1}},"additionalProperties":false},"IndicatorResult":{"title":"IndicatorResult","description":"One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.","type":"object","required":["name","params","label","method","fields","requiredCandles","status","latest","tail"],"properties":{"name":{"$ref":"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName"},"params":{"description":"The parameters it was computed with (the step's inputs, every catalogue parameter present).","type":"object","maxProperties":8,"additionalProperties":{"type":"number"}},"label":{"description":"Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.","type":"string","minLength":1,"maxLength":60},"method":{"description":"How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.","type":"string","minLength":1,"maxLength":300},"fields":{"description":"The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).","type":"array","minItems":1,"maxItems":3,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-zA-Z]{0,19}$"}},"requiredCandles":{"description":"Candles the indicator needs before every field of a point has a value (its warm-up).","type":"integer","minimum":1},"status":{"description":"ok: computed; insufficient_data: the window is shorter than requiredCandles.","type":"string","enum":["ok","insufficient_data"]},"latest":{"description":"The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.","anyOf":[{"$ref":"#/$defs/IndicatorPoint"},{"type":"null"}]},"tail":{"description":"The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/IndicatorPoint"}},"reason":{"description":"insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false,"allOf":[{"if":{"properties":{"status":{"const":"ok"}},"required":["status"]},"then":{"properties":{"latest":{"type":"object"},"tail":{"type":"array","minItems":1}},"not":{"required":["reason"],"properties":{"reason":true}}}},{"if":{"properties":{"status":{"const":"insufficient_data"}},"required":["status"]},"then":{"required":["reason"],"properties":{"reason":true,"latest":{"type":"null"},"tail":{"type":"array","maxItems":0}}}}]},"IndicatorPoint":{"title":"IndicatorPoint","description":"The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).","type":"object","required":["openTime","values"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"values":{"type":"object","minProperties":1,"maxProperties":3,"additionalProperties":{"type":"number"}}},"additionalProperties":false}}};
+const schema270 = {"title":"IndicatorWindow","description":"The candles every indicator was computed on: the export's complete candles that ended at or before asOf, in order. Cumulative indicators (OBV, VWAP) start at `from`; the others warm up from it.","type":"object","required":["from","lastOpenTime","to","candles"],"properties":{"from":{"description":"openTime of the first candle used.","$ref":"common.schema.json#/$defs/Timestamp"},"lastOpenTime":{"description":"openTime of the last complete candle at or before asOf: the candle every `latest` value belongs to.","$ref":"common.schema.json#/$defs/Timestamp"},"to":{"description":"When that last candle ended (its bucket's end, <= asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"candles":{"description":"How many candles were used.","type":"integer","minimum":1}},"additionalProperties":false};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15739,19 +16491,19 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema257 = {"title":"IndicatorResult","description":"One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.","type":"object","required":["name","params","label","method","fields","requiredCandles","status","latest","tail"],"properties":{"name":{"$ref":"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName"},"params":{"description":"The parameters it was computed with (the step's inputs, every catalogue parameter present).","type":"object","maxProperties":8,"additionalProperties":{"type":"number"}},"label":{"description":"Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.","type":"string","minLength":1,"maxLength":60},"method":{"description":"How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.","type":"string","minLength":1,"maxLength":300},"fields":{"description":"The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).","type":"array","minItems":1,"maxItems":3,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-zA-Z]{0,19}$"}},"requiredCandles":{"description":"Candles the indicator needs before every field of a point has a value (its warm-up).","type":"integer","minimum":1},"status":{"description":"ok: computed; insufficient_data: the window is shorter than requiredCandles.","type":"string","enum":["ok","insufficient_data"]},"latest":{"description":"The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.","anyOf":[{"$ref":"#/$defs/IndicatorPoint"},{"type":"null"}]},"tail":{"description":"The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/IndicatorPoint"}},"reason":{"description":"insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false,"allOf":[{"if":{"properties":{"status":{"const":"ok"}},"required":["status"]},"then":{"properties":{"latest":{"type":"object"},"tail":{"type":"array","minItems":1}},"not":{"required":["reason"],"properties":{"reason":true}}}},{"if":{"properties":{"status":{"const":"insufficient_data"}},"required":["status"]},"then":{"required":["reason"],"properties":{"reason":true,"latest":{"type":"null"},"tail":{"type":"array","maxItems":0}}}}]};
-const pattern142 = new RegExp("^[a-z][a-zA-Z]{0,19}$", "u");
-const schema259 = {"title":"IndicatorPoint","description":"The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).","type":"object","required":["openTime","values"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"values":{"type":"object","minProperties":1,"maxProperties":3,"additionalProperties":{"type":"number"}}},"additionalProperties":false};
+const schema274 = {"title":"IndicatorResult","description":"One requested indicator. status 'ok': `latest` is its value at the last complete candle and `tail` its last points (at most tailLength, warm-up points left out). status 'insufficient_data': the window holds fewer candles than the indicator needs (requiredCandles); `latest` is null, `tail` empty and `reason` says what was missing — the other indicators of the step are still computed.","type":"object","required":["name","params","label","method","fields","requiredCandles","status","latest","tail"],"properties":{"name":{"$ref":"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName"},"params":{"description":"The parameters it was computed with (the step's inputs, every catalogue parameter present).","type":"object","maxProperties":8,"additionalProperties":{"type":"number"}},"label":{"description":"Short name with its parameters, e.g. RSI(14), MACD(12,26,9), BOLLINGER(20,2), VWAP.","type":"string","minLength":1,"maxLength":60},"method":{"description":"How the values are computed, in one sentence (smoothing, seed, anchoring), so a reader can interpret them.","type":"string","minLength":1,"maxLength":300},"fields":{"description":"The names of the values in every point, in order: value (RSI, ATR, EMA, SMA, OBV, VWAP); macd, signal, histogram (MACD); upper, middle, lower (BOLLINGER); k, d (STOCHASTIC); adx, plusDI, minusDI (ADX).","type":"array","minItems":1,"maxItems":3,"uniqueItems":true,"items":{"type":"string","pattern":"^[a-z][a-zA-Z]{0,19}$"}},"requiredCandles":{"description":"Candles the indicator needs before every field of a point has a value (its warm-up).","type":"integer","minimum":1},"status":{"description":"ok: computed; insufficient_data: the window is shorter than requiredCandles.","type":"string","enum":["ok","insufficient_data"]},"latest":{"description":"The point of the last complete candle (window.lastOpenTime), the last point of `tail`; null when insufficient_data.","anyOf":[{"$ref":"#/$defs/IndicatorPoint"},{"type":"null"}]},"tail":{"description":"The last points, oldest first, one per candle, at most tailLength; empty when insufficient_data.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/IndicatorPoint"}},"reason":{"description":"insufficient_data only: what was missing, e.g. 'needs 200 complete candles, the window has 60'.","type":"string","minLength":1,"maxLength":200}},"additionalProperties":false,"allOf":[{"if":{"properties":{"status":{"const":"ok"}},"required":["status"]},"then":{"properties":{"latest":{"type":"object"},"tail":{"type":"array","minItems":1}},"not":{"required":["reason"],"properties":{"reason":true}}}},{"if":{"properties":{"status":{"const":"insufficient_data"}},"required":["status"]},"then":{"required":["reason"],"properties":{"reason":true,"latest":{"type":"null"},"tail":{"type":"array","maxItems":0}}}}]};
+const pattern153 = new RegExp("^[a-z][a-zA-Z]{0,19}$", "u");
+const schema276 = {"title":"IndicatorPoint","description":"The indicator at one candle: its openTime and one value per field (a point is kept only once every field has a value: warm-up points are left out).","type":"object","required":["openTime","values"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"values":{"type":"object","minProperties":1,"maxProperties":3,"additionalProperties":{"type":"number"}}},"additionalProperties":false};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15875,16 +16627,16 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16241,7 +16993,7 @@ vErrors.push(err23);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema257.properties, key0))){
+if(!(func1.call(schema274.properties, key0))){
 const err24 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err24];
@@ -16265,7 +17017,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((((((((data6 === "RSI") || (data6 === "MACD")) || (data6 === "ATR")) || (data6 === "BOLLINGER")) || (data6 === "EMA")) || (data6 === "SMA")) || (data6 === "STOCHASTIC")) || (data6 === "ADX")) || (data6 === "OBV")) || (data6 === "VWAP"))){
-const err26 = {instancePath:instancePath+"/name",schemaPath:"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName/enum",keyword:"enum",params:{allowedValues: schema180.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/name",schemaPath:"indicators_on_demand_inputs.schema.json#/$defs/IndicatorName/enum",keyword:"enum",params:{allowedValues: schema197.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -16410,7 +17162,7 @@ const len0 = data11.length;
 for(let i0=0; i0<len0; i0++){
 let data12 = data11[i0];
 if(typeof data12 === "string"){
-if(!pattern142.test(data12)){
+if(!pattern153.test(data12)){
 const err38 = {instancePath:instancePath+"/fields/" + i0,schemaPath:"#/properties/fields/items/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-zA-Z]{0,19}$"},message:"must match pattern \""+"^[a-z][a-zA-Z]{0,19}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -16506,7 +17258,7 @@ vErrors.push(err44);
 errors++;
 }
 if(!((data14 === "ok") || (data14 === "insufficient_data"))){
-const err45 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema257.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err45 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema274.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -16521,8 +17273,8 @@ let data15 = data.latest;
 const _errs43 = errors;
 let valid14 = false;
 const _errs44 = errors;
-if(!(validate123(data15, {instancePath:instancePath+"/latest",parentData:data,parentDataProperty:"latest",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate127(data15, {instancePath:instancePath+"/latest",parentData:data,parentDataProperty:"latest",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs44 === errors;
@@ -16577,8 +17329,8 @@ errors++;
 }
 const len1 = data16.length;
 for(let i2=0; i2<len1; i2++){
-if(!(validate123(data16[i2], {instancePath:instancePath+"/tail/" + i2,parentData:data16,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate127(data16[i2], {instancePath:instancePath+"/tail/" + i2,parentData:data16,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 }
@@ -16640,17 +17392,17 @@ vErrors.push(err53);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/indicator_values.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16769,7 +17521,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema245.properties, key0))){
+if(!(func1.call(schema262.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -16986,7 +17738,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data7 = data.ohlcvGcsUri;
 if(typeof data7 === "string"){
-if(!pattern55.test(data7)){
+if(!pattern66.test(data7)){
 const err29 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -17009,8 +17761,8 @@ errors++;
 }
 }
 if(data.window !== undefined){
-if(!(validate120(data.window, {instancePath:instancePath+"/window",parentData:data,parentDataProperty:"window",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate124(data.window, {instancePath:instancePath+"/window",parentData:data,parentDataProperty:"window",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 }
@@ -17074,8 +17826,8 @@ errors++;
 }
 const len0 = data10.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate122(data10[i0], {instancePath:instancePath+"/indicators/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate126(data10[i0], {instancePath:instancePath+"/indicators/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
 }
@@ -17102,25 +17854,25 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateIndicatorsOnDemandInputs = validate84;
+export const validateIndicatorsOnDemandInputs = validate88;
 
-export const validateLlmProfile = validate127;
-const schema261 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
-const schema264 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
-const pattern144 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
-const pattern145 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
-const schema262 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const pattern146 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
+export const validateLlmProfile = validate131;
+const schema278 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_profile.schema.json","title":"LlmProfile","description":"The effective model request profile at steps.<stepId>.inputs.llm.llmProfile (seed 002). Written by the flow catalogue when it builds the run; read by LLM workers. Authoritative: the worker neither merges prompt/model defaults into it nor overrides it. Closed allowlist: an unknown parameter is rejected (LLM_PROFILE_INVALID). Step-type rules the schema deliberately leaves to the worker so that it can report them with its own message: LLM_REPORT requires candidateCount 1 (when set) and responseMimeType application/json, otherwise LLM_PROFILE_INVALID.","type":"object","required":["modelName"],"properties":{"modelName":{"description":"Provider model name, e.g. gemini-2.5-flash (the seed's model/modelName; this contract spells it modelName only).","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$","maxLength":128},"temperature":{"type":"number","minimum":0,"maximum":2},"topP":{"type":"number","minimum":0,"maximum":1},"topK":{"type":"integer","minimum":1},"maxOutputTokens":{"type":"integer","minimum":1},"stopSequences":{"type":"array","items":{"type":"string","minLength":1,"maxLength":100},"maxItems":5},"candidateCount":{"description":"Number of candidates. LLM_REPORT accepts only 1 (worker-enforced).","type":"integer","minimum":1},"responseMimeType":{"description":"Response MIME type. LLM_REPORT accepts only application/json (worker-enforced; no markdown-only fallback).","type":"string","pattern":"^[a-z]+/[a-z0-9.+\\-]+$","maxLength":100},"structuredOutput":{"$ref":"#/$defs/StructuredOutputRef"},"responseSchema":{"description":"Discouraged inline response schema (OpenAPI subset); prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and jsonSchema.","type":"object"},"jsonSchema":{"description":"Discouraged inline JSON Schema for the response; prefer structuredOutput.schemaId. Mutually exclusive with structuredOutput and responseSchema.","type":"object"},"thinkingConfig":{"$ref":"#/$defs/ThinkingConfig"}},"additionalProperties":false,"dependentSchemas":{"structuredOutput":{"properties":{"responseSchema":false,"jsonSchema":false}},"responseSchema":{"properties":{"jsonSchema":false}}},"$defs":{"StructuredOutputRef":{"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"ThinkingConfig":{"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false}}};
+const schema281 = {"title":"ThinkingConfig","description":"Model thinking controls. thinkingLevel is for Gemini 3 models, thinkingBudget for Gemini 2.5 (-1 = dynamic, 0 = off where the model allows it).","type":"object","properties":{"includeThoughts":{"type":"boolean"},"thinkingLevel":{"type":"string","enum":["minimal","low","medium","high"]},"thinkingBudget":{"type":"integer","minimum":-1}},"additionalProperties":false};
+const pattern155 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._/\\-]*$", "u");
+const pattern156 = new RegExp("^[a-z]+/[a-z0-9.+\\-]+$", "u");
+const schema279 = {"title":"StructuredOutputRef","description":"Reference into the llm_schemas registry. The worker loads llm_schemas/{schemaId}.jsonSchema as the provider response schema.","type":"object","required":["schemaId"],"properties":{"schemaId":{"description":"llm_schemas doc id; LLM_REPORT requires llm_report_output_v<N> (worker-enforced, LLM_PROFILE_INVALID).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"schemaSha256":{"description":"Informational only (logged, never enforced; a mismatch is not a failure).","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const pattern157 = new RegExp("^[a-z][a-z0-9_]*_v[1-9][0-9]*$", "u");
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17163,7 +17915,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern146.test(data0)){
+if(!pattern157.test(data0)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -17221,17 +17973,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_profile.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17250,7 +18002,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema261.properties, key0))){
+if(!(func1.call(schema278.properties, key0))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -17274,7 +18026,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern144.test(data0)){
+if(!pattern155.test(data0)){
 const err3 = {instancePath:instancePath+"/modelName",schemaPath:"#/properties/modelName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9._/\\-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -17515,7 +18267,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!pattern145.test(data8)){
+if(!pattern156.test(data8)){
 const err23 = {instancePath:instancePath+"/responseMimeType",schemaPath:"#/properties/responseMimeType/pattern",keyword:"pattern",params:{pattern: "^[a-z]+/[a-z0-9.+\\-]+$"},message:"must match pattern \""+"^[a-z]+/[a-z0-9.+\\-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -17538,8 +18290,8 @@ errors++;
 }
 }
 if(data.structuredOutput !== undefined){
-if(!(validate128(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate132(data.structuredOutput, {instancePath:instancePath+"/structuredOutput",parentData:data,parentDataProperty:"structuredOutput",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
 }
@@ -17609,7 +18361,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data14 === "minimal") || (data14 === "low")) || (data14 === "medium")) || (data14 === "high"))){
-const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema264.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/thinkingConfig/thinkingLevel",schemaPath:"#/$defs/ThinkingConfig/properties/thinkingLevel/enum",keyword:"enum",params:{allowedValues: schema281.properties.thinkingLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -17705,20 +18457,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmPrompt = validate130;
-const schema265 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
-const schema266 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
+export const validateLlmPrompt = validate134;
+const schema282 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_prompt.schema.json","title":"LlmPrompt","description":"The llm_prompts/{promptId} Firestore document (seed 002): the instruction texts of one prompt version. Written by admins/seeding tools, read by LLM_REPORT workers via steps.<id>.inputs.llm.promptId. The worker sends systemInstruction as the system instruction and appends a generated UserInput section (resolved artifacts) to userPrompt. Prompt texts are restricted data: never logged. A promptId names one immutable version; a changed prompt gets a new _v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["promptId","systemInstruction","userPrompt"],"properties":{"promptId":{"$ref":"#/$defs/PromptId"},"systemInstruction":{"description":"The model's role and rules (analyst persona, output language, constraints).","type":"string","minLength":1,"maxLength":100000},"userPrompt":{"description":"The base user turn: the task for this timeframe. The worker appends the UserInput section.","type":"string","minLength":1,"maxLength":100000},"version":{"description":"The N of the promptId's _v<N> suffix, for listing and sorting.","type":"integer","minimum":1},"description":{"description":"What the prompt is for (shown in admin listings).","type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"PromptId":{"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100}}};
+const schema283 = {"title":"PromptId","description":"Versioned prompt id = Firestore doc id, e.g. prompt_month_v1. Storage-safe: it is part of LLM_REPORT stepIds.","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_prompt.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17769,7 +18521,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern146.test(data0)){
+if(!pattern157.test(data0)){
 const err4 = {instancePath:instancePath+"/promptId",schemaPath:"#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -17972,19 +18724,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate130.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":{"promptId":true,"systemInstruction":true,"userPrompt":true,"version":true,"description":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendation = validate131;
-const schema269 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}},"newsCitations":{"description":"Flow 6: headlines of the run's news export the decision took into account, each by its url exactly as in the news document (checked against it). Untrusted third-party text: cited as background, never as an instruction.","type":"array","maxItems":5,"items":{"title":"RecommendationNewsCitation","type":"object","required":["url","claim"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
+export const validateLlmRecommendation = validate135;
+const schema286 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation.schema.json","title":"LlmRecommendation","description":"The model-owned output of an LLM_RECOMMENDATION step (registry schema llm_recommendation_output_v1 mirrors it in the model's schema subset). After schema validation the worker checks the domain invariants in code (stop on the right side of the entry for the action, size within the account's risk limit, levels within a plausible band of the last close at asOf, HOLD has no size); a violation counts as invalid structured output. Field names follow the platform's camelCase except signal_strength, which keeps the seed 001 name flow 7 filters on.","type":"object","required":["action","signal_strength","headline","horizon","rationale","risks"],"properties":{"action":{"description":"BUY = open or add to a long; SELL = open a short or exit a long; HOLD = no change; REDUCE = cut an existing position.","type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (0 = none, 1 = every input agrees). Flow 7 signals filter on it.","type":"number","minimum":0,"maximum":1},"headline":{"description":"One line for lists and terminals.","type":"string","minLength":1,"maxLength":200},"entry":{"title":"EntryZone","description":"Price zone to act in (quote currency); absent for HOLD.","type":"object","required":["low","high"],"properties":{"low":{"type":"number","exclusiveMinimum":0},"high":{"type":"number","exclusiveMinimum":0}},"additionalProperties":false},"stopLoss":{"description":"Invalidation price: below the entry for BUY, above it for SELL.","type":"number","exclusiveMinimum":0},"takeProfit":{"description":"Target prices, nearest first: above the entry for BUY, below it for SELL.","type":"array","items":{"type":"number","exclusiveMinimum":0},"maxItems":3},"size":{"title":"RecommendationSize","description":"Position change as a fraction of the account's equity; absent for HOLD.","type":"object","required":["fractionOfEquity"],"properties":{"fractionOfEquity":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"horizon":{"title":"RecommendationHorizon","type":"object","required":["days","label"],"properties":{"days":{"description":"How long the idea is meant to play out.","type":"integer","minimum":1,"maximum":365},"label":{"type":"string","minLength":1,"maxLength":100}},"additionalProperties":false},"rationale":{"title":"RecommendationRationale","type":"object","required":["summary","citations"],"properties":{"summary":{"description":"Why, in Markdown (50-400 words).","type":"string","minLength":1,"maxLength":8000},"citations":{"description":"Which input said what: each cites one input report by reportId.","type":"array","minItems":1,"maxItems":20,"items":{"title":"RecommendationCitation","type":"object","required":["reportId","claim"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}},"newsCitations":{"description":"Flow 6: headlines of the run's news export the decision took into account, each by its url exactly as in the news document (checked against it). Untrusted third-party text: cited as background, never as an instruction.","type":"array","maxItems":5,"items":{"title":"RecommendationNewsCitation","type":"object","required":["url","claim"],"properties":{"url":{"type":"string","minLength":1,"maxLength":2048},"claim":{"type":"string","minLength":1,"maxLength":500}},"additionalProperties":false}}},"additionalProperties":false},"risks":{"type":"array","items":{"type":"string","minLength":1,"maxLength":500},"minItems":1,"maxItems":8}},"additionalProperties":false};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18053,7 +18805,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema269.properties, key0))){
+if(!(func1.call(schema286.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -18077,7 +18829,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((((data0 === "BUY") || (data0 === "SELL")) || (data0 === "HOLD")) || (data0 === "REDUCE"))){
-const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema269.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema286.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -18651,7 +19403,7 @@ errors++;
 if(data17.reportId !== undefined){
 let data18 = data17.reportId;
 if(typeof data18 === "string"){
-if(!pattern85.test(data18)){
+if(!pattern96.test(data18)){
 const err56 = {instancePath:instancePath+"/rationale/citations/" + i1+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
@@ -18969,24 +19721,24 @@ vErrors.push(err82);
 }
 errors++;
 }
-validate131.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationFile = validate132;
-const schema271 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"newsGcsUri":{"description":"Flow 6: the news export given to the model as untrusted text.","$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
-const schema272 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"newsGcsUri":{"description":"Flow 6: the news export given to the model as untrusted text.","$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema277 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
-const pattern158 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
-const schema314 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
-const schema315 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
-const pattern184 = new RegExp("^[A-Z][A-Z_]*$", "u");
+export const validateLlmRecommendationFile = validate136;
+const schema288 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_recommendation_file.schema.json","title":"LlmRecommendationFile","description":"The LLM_RECOMMENDATION artifact: worker-owned metadata + the model-owned recommendation (validated against the registry schema and the domain invariants before it is written). Written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json (the step has no timeframe: the segment is `_`). Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmRecommendationMetadata"},"output":{"$ref":"llm_recommendation.schema.json"}},"additionalProperties":false,"$defs":{"AppliedRiskLimits":{"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false},"LlmRecommendationMetadata":{"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"newsGcsUri":{"description":"Flow 6: the news export given to the model as untrusted text.","$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false}}};
+const schema289 = {"title":"LlmRecommendationMetadata","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","lastClose","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"The N of schemaId llm_recommendation_output_v<N>.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: the moment the recommendation describes.","$ref":"common.schema.json#/$defs/Timestamp"},"lastClose":{"description":"The last close at or before asOf (from the ohlcvStepId export): the anchor of the plausibility band.","type":"number","exclusiveMinimum":0},"riskLimits":{"$ref":"#/$defs/AppliedRiskLimits"},"recommendationId":{"description":"recommendations/{recoId} of this step (flow-engine recommendationIdFor(runId, stepId)), also in steps.<stepId>.outputs.recommendationId.","$ref":"common.schema.json#/$defs/RecommendationId"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$"},"modelName":{"type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline recommender (labelled as such).","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"title":"LlmRecommendationContext","type":"object","required":["ohlcvGcsUri","reports"],"properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"reports":{"description":"The reports given to the model, with the reportIds it may cite.","type":"array","minItems":1,"items":{"type":"object","required":["reportId","stepId","gcsUri"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false}},"accountGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"newsGcsUri":{"description":"Flow 6: the news export given to the model as untrusted text.","$ref":"common.schema.json#/$defs/GcsUri"}},"additionalProperties":false},"llm":{"$ref":"llm_report_file.schema.json#/$defs/LlmExecutionMetadata"},"generatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema294 = {"title":"AppliedRiskLimits","description":"The limits the output was checked against after the model answered: the account snapshot's riskLimits, or the platform default (maxPositionFraction 0.1, no per-trade limit) when the step reads no account. Always written by the worker (optional for files written before it existed).","type":"object","required":["source","maxPositionFraction"],"properties":{"source":{"type":"string","enum":["account","default"]},"maxPositionFraction":{"type":"number","exclusiveMinimum":0,"maximum":1},"maxRiskPerTradeFraction":{"type":"number","exclusiveMinimum":0,"maximum":1}},"additionalProperties":false};
+const pattern169 = new RegExp("^llm_recommendation_output_v[1-9][0-9]*$", "u");
+const schema331 = {"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false};
+const schema332 = {"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false};
+const pattern195 = new RegExp("^[A-Z][A-Z_]*$", "u");
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19039,7 +19791,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern184.test(data0)){
+if(!pattern195.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -19366,16 +20118,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19504,7 +20256,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema272.properties, key0))){
+if(!(func1.call(schema289.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -19733,7 +20485,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data7 === "account") || (data7 === "default"))){
-const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema277.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/riskLimits/source",schemaPath:"#/$defs/AppliedRiskLimits/properties/source/enum",keyword:"enum",params:{allowedValues: schema294.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -19828,7 +20580,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data10 = data.recommendationId;
 if(typeof data10 === "string"){
-if(!pattern101.test(data10)){
+if(!pattern112.test(data10)){
 const err39 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -19863,7 +20615,7 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(!pattern146.test(data11)){
+if(!pattern157.test(data11)){
 const err42 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err42];
@@ -19888,7 +20640,7 @@ errors++;
 if(data.schemaId !== undefined){
 let data12 = data.schemaId;
 if(typeof data12 === "string"){
-if(!pattern158.test(data12)){
+if(!pattern169.test(data12)){
 const err44 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -19958,7 +20710,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "gemini") || (data14 === "vertex")) || (data14 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema272.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema289.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -20006,7 +20758,7 @@ errors++;
 if(data15.ohlcvGcsUri !== undefined){
 let data16 = data15.ohlcvGcsUri;
 if(typeof data16 === "string"){
-if(!pattern55.test(data16)){
+if(!pattern66.test(data16)){
 const err54 = {instancePath:instancePath+"/inputs/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -20090,7 +20842,7 @@ errors++;
 if(data18.reportId !== undefined){
 let data19 = data18.reportId;
 if(typeof data19 === "string"){
-if(!pattern85.test(data19)){
+if(!pattern96.test(data19)){
 const err61 = {instancePath:instancePath+"/inputs/reports/" + i0+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err61];
@@ -20173,7 +20925,7 @@ errors++;
 if(data18.gcsUri !== undefined){
 let data22 = data18.gcsUri;
 if(typeof data22 === "string"){
-if(!pattern55.test(data22)){
+if(!pattern66.test(data22)){
 const err68 = {instancePath:instancePath+"/inputs/reports/" + i0+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err68];
@@ -20222,7 +20974,7 @@ errors++;
 if(data15.accountGcsUri !== undefined){
 let data23 = data15.accountGcsUri;
 if(typeof data23 === "string"){
-if(!pattern55.test(data23)){
+if(!pattern66.test(data23)){
 const err72 = {instancePath:instancePath+"/inputs/accountGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err72];
@@ -20272,7 +21024,7 @@ errors++;
 if(data15.newsGcsUri !== undefined){
 let data25 = data15.newsGcsUri;
 if(typeof data25 === "string"){
-if(!pattern55.test(data25)){
+if(!pattern66.test(data25)){
 const err76 = {instancePath:instancePath+"/inputs/newsGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err76];
@@ -20307,8 +21059,8 @@ errors++;
 }
 }
 if(data.llm !== undefined){
-if(!(validate144(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+if(!(validate148(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
 }
@@ -20348,17 +21100,17 @@ vErrors.push(err81);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_recommendation_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20399,14 +21151,14 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate133(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate137(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
 errors = vErrors.length;
 }
 }
 if(data.output !== undefined){
-if(!(validate131(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate135(data.output, {instancePath:instancePath+"/output",parentData:data,parentDataProperty:"output",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
 errors = vErrors.length;
 }
 }
@@ -20421,26 +21173,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate132.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmRecommendationInputs = validate90;
+export const validateLlmRecommendationInputs = validate94;
 
-export const validateLlmReportFile = validate134;
-const schema288 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false},"LlmReportInputRef":{"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}}}};
-const schema318 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}};
-const schema289 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
-const schema297 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100};
-const pattern171 = new RegExp("^llm_(aggregate_)?report_output_v[1-9][0-9]*$", "u");
-const schema304 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false};
-const schema309 = {"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+export const validateLlmReportFile = validate138;
+const schema305 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_report_file.schema.json","title":"LlmReportFile","description":"The LLM_REPORT artifact (seed 002 'llm_report_file'). Written once by the LLM_REPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json (timeframe segment '_' for an aggregated report): worker-owned metadata + model-owned output (validated against llm_schemas/{metadata.schemaId}.jsonSchema before it is written). Two kinds: the report of one timeframe (metadata.timeframe, inputs: its OHLCV export, charts and earlier reports) and an aggregated report (flow 3: no timeframe, inputs.reportRefs: the existing reports it synthesises, cited by reportId in output.details.citations). Read by later LLM steps (previousReportStepIds, reportRefs, reportStepIds), the UI and reports. Never contains prompt text or raw, unvalidated model output.","type":"object","required":["metadata","output"],"properties":{"metadata":{"$ref":"#/$defs/LlmReportMetadata"},"output":{"$ref":"#/$defs/LlmReportOutput"}},"additionalProperties":false,"$defs":{"LlmReportMetadata":{"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmReportContext":{"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false},"LlmReportInputRef":{"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"LlmExecutionMetadata":{"title":"LlmExecutionMetadata","description":"Provider response metadata (seed 002 execution metadata). The worker also persists these fields in steps.<id>.outputs.execution.llm, next to provider, modelName, promptId and schemaId.","type":"object","required":["finishReason","attempts"],"properties":{"finishReason":{"description":"Provider finish reason of the accepted candidate (STOP, MAX_TOKENS, SAFETY, ...).","type":"string","pattern":"^[A-Z][A-Z_]*$","maxLength":50},"modelVersion":{"description":"Exact model version the provider reports, when it does.","type":"string","maxLength":200},"usageMetadata":{"$ref":"#/$defs/LlmUsageMetadata"},"requestId":{"description":"Provider response/operation id, for correlation.","type":"string","maxLength":200},"attempts":{"type":"object","required":["total"],"properties":{"total":{"description":"Model calls made: 1 normally, 2 when one structured-output repair ran.","type":"integer","minimum":1,"maximum":2}},"additionalProperties":false},"schemaSha256":{"description":"sha256 of the canonical JSON of the registry jsonSchema used.","$ref":"common.schema.json#/$defs/Sha256"}},"additionalProperties":false},"LlmUsageMetadata":{"title":"LlmUsageMetadata","description":"Token counts as the provider reports them (absent for the offline analyst).","type":"object","required":["promptTokenCount","totalTokenCount"],"properties":{"promptTokenCount":{"type":"integer","minimum":0},"candidatesTokenCount":{"type":"integer","minimum":0},"totalTokenCount":{"type":"integer","minimum":0},"thoughtsTokenCount":{"type":"integer","minimum":0}},"additionalProperties":false},"LlmReportOutput":{"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}}}};
+const schema335 = {"title":"LlmReportOutput","description":"Model-owned output. This contract fixes only the seed 002 minimal invariants; the rest is defined by the registry schema metadata.schemaId, so extra fields are allowed here.","type":"object","required":["summary","details"],"properties":{"summary":{"title":"LlmReportSummary","type":"object","required":["markdown"],"properties":{"markdown":{"description":"The human-readable report (Markdown). output.summary.html is not generated (seed 002).","type":"string","minLength":1}}},"details":{"description":"Structured findings; shape defined by the registry schema (trend, keyLevels, indicators, risks, outlook for llm_report_output_v1; the same plus citations [{reportId, claim}] for llm_aggregate_report_output_v1).","type":"object"}}};
+const schema306 = {"title":"LlmReportMetadata","description":"Worker-owned: makes the file self-describing.","type":"object","required":["schemaVersion","runId","stepId","symbol","promptId","schemaId","modelName","provider","inputs","llm"],"properties":{"schemaVersion":{"description":"Version of the model-owned output format: the N of schemaId llm_report_output_v<N> (llm_aggregate_report_output_v<N>).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"The timeframe the report is about. Required by the LLM_REPORT step type for a report of one timeframe; absent for an aggregated report (it spans the timeframes of its inputs.reportRefs).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf (for a run without one, the asOf of the OHLCV export it read). Written by every report since flow 3; absent only in older files.","$ref":"common.schema.json#/$defs/Timestamp"},"promptId":{"$ref":"llm_prompt.schema.json#/$defs/PromptId"},"schemaId":{"$ref":"llm_schema.schema.json#/$defs/LlmReportSchemaId"},"modelName":{"description":"The llmProfile.modelName of the step, also when the offline analyst wrote the report (then provider is offline and llm.modelVersion is offline-analyst-v1).","type":"string","minLength":1,"maxLength":128},"provider":{"description":"Who produced the output: the Gemini API, Vertex AI, or the deterministic offline analyst.","type":"string","enum":["gemini","vertex","offline"]},"inputs":{"$ref":"#/$defs/LlmReportContext"},"llm":{"$ref":"#/$defs/LlmExecutionMetadata"},"generatedAt":{"description":"Optional wall-clock time the file was assembled. Informational; readers must not rely on it (the file is written once, create-only).","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema314 = {"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100};
+const pattern182 = new RegExp("^llm_(aggregate_)?report_output_v[1-9][0-9]*$", "u");
+const schema321 = {"title":"LlmReportContext","description":"The artifacts resolved from the step's inputs and given to the model. A report of one timeframe: ohlcvGcsUri, chartsManifestGcsUri, chartGcsUris and previousReportGcsUris (all four required by the LLM_REPORT step type's artifact check). An aggregated report: reportRefs only.","type":"object","properties":{"ohlcvGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartsManifestGcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"chartGcsUris":{"description":"The chart images sent, in manifest order.","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"previousReportGcsUris":{"description":"Earlier LLM_REPORT artifacts given as context (e.g. the 1M report for the 1w one).","type":"array","items":{"$ref":"common.schema.json#/$defs/GcsUri"}},"reportRefs":{"description":"Aggregated report: the input reports in the order the prompt gave them (longest timeframe first), each with the id the output cites it by.","type":"array","minItems":1,"maxItems":10,"items":{"$ref":"#/$defs/LlmReportInputRef"}}},"additionalProperties":false};
+const schema326 = {"title":"LlmReportInputRef","description":"An input report of an aggregated report: its index id, its file, its timeframe and the moment it describes.","type":"object","required":["reportId","gcsUri","asOf"],"properties":{"reportId":{"$ref":"common.schema.json#/$defs/ReportId"},"gcsUri":{"$ref":"common.schema.json#/$defs/GcsUri"},"timeframe":{"$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20493,7 +21245,7 @@ errors++;
 if(data.reportId !== undefined){
 let data0 = data.reportId;
 if(typeof data0 === "string"){
-if(!pattern85.test(data0)){
+if(!pattern96.test(data0)){
 const err4 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -20518,7 +21270,7 @@ errors++;
 if(data.gcsUri !== undefined){
 let data1 = data.gcsUri;
 if(typeof data1 === "string"){
-if(!pattern55.test(data1)){
+if(!pattern66.test(data1)){
 const err6 = {instancePath:instancePath+"/gcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -20599,16 +21351,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20631,7 +21383,7 @@ errors++;
 if(data.ohlcvGcsUri !== undefined){
 let data0 = data.ohlcvGcsUri;
 if(typeof data0 === "string"){
-if(!pattern55.test(data0)){
+if(!pattern66.test(data0)){
 const err1 = {instancePath:instancePath+"/ohlcvGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -20656,7 +21408,7 @@ errors++;
 if(data.chartsManifestGcsUri !== undefined){
 let data1 = data.chartsManifestGcsUri;
 if(typeof data1 === "string"){
-if(!pattern55.test(data1)){
+if(!pattern66.test(data1)){
 const err3 = {instancePath:instancePath+"/chartsManifestGcsUri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -20685,7 +21437,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern55.test(data3)){
+if(!pattern66.test(data3)){
 const err5 = {instancePath:instancePath+"/chartGcsUris/" + i0,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -20726,7 +21478,7 @@ const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(typeof data5 === "string"){
-if(!pattern55.test(data5)){
+if(!pattern66.test(data5)){
 const err8 = {instancePath:instancePath+"/previousReportGcsUris/" + i1,schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -20785,8 +21537,8 @@ errors++;
 }
 const len2 = data6.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate138(data6[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data6,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
+if(!(validate142(data6[i2], {instancePath:instancePath+"/reportRefs/" + i2,parentData:data6,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
 }
@@ -20813,16 +21565,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20875,7 +21627,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern184.test(data0)){
+if(!pattern195.test(data0)){
 const err4 = {instancePath:instancePath+"/finishReason",schemaPath:"#/properties/finishReason/pattern",keyword:"pattern",params:{pattern: "^[A-Z][A-Z_]*$"},message:"must match pattern \""+"^[A-Z][A-Z_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -21202,16 +21954,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21320,7 +22072,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema289.properties, key0))){
+if(!(func1.call(schema306.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -21512,7 +22264,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!pattern146.test(data6)){
+if(!pattern157.test(data6)){
 const err26 = {instancePath:instancePath+"/promptId",schemaPath:"llm_prompt.schema.json#/$defs/PromptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -21547,7 +22299,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern171.test(data7)){
+if(!pattern182.test(data7)){
 const err29 = {instancePath:instancePath+"/schemaId",schemaPath:"llm_schema.schema.json#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_(aggregate_)?report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_(aggregate_)?report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -21617,7 +22369,7 @@ vErrors.push(err34);
 errors++;
 }
 if(!(((data9 === "gemini") || (data9 === "vertex")) || (data9 === "offline"))){
-const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema289.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err35 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema306.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -21628,14 +22380,14 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-if(!(validate137(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+if(!(validate141(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 }
 if(data.llm !== undefined){
-if(!(validate141(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate145(data.llm, {instancePath:instancePath+"/llm",parentData:data,parentDataProperty:"llm",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
 errors = vErrors.length;
 }
 }
@@ -21675,17 +22427,17 @@ vErrors.push(err38);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_report_file.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21726,8 +22478,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate135(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate139(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
 errors = vErrors.length;
 }
 }
@@ -21840,24 +22592,24 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateLlmReportInputs = validate79;
+export const validateLlmReportInputs = validate83;
 
-export const validateLlmSchema = validate136;
-const schema296 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
-const schema298 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
-const schema299 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
-const schema300 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
+export const validateLlmSchema = validate140;
+const schema313 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/llm_schema.schema.json","title":"LlmSchema","description":"The llm_schemas/{schemaId} Firestore document (seed 002 schema registry). Written by admins/seeding tools, read by LLM workers when llmProfile.structuredOutput.schemaId names it: jsonSchema becomes the provider's response schema and validates the model-owned output. Naming: kind LLM_REPORT_OUTPUT uses llm_report_output_v<N> (llm_aggregate_report_output_v<N> for aggregated reports; N = the report's metadata.schemaVersion), LLM_RECOMMENDATION_OUTPUT uses llm_recommendation_output_v<N>. Unknown extra fields are tolerated (Firestore document).","type":"object","required":["schemaId","kind","jsonSchema"],"properties":{"schemaId":{"description":"Firestore doc id; its pattern depends on kind (see below).","type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$","maxLength":100},"kind":{"$ref":"#/$defs/LlmSchemaKind"},"jsonSchema":{"description":"The JSON Schema of the model-owned output object (keep to the subset Gemini's responseJsonSchema accepts: type, properties, required, items, enum, description, minimum/maximum, minItems/maxItems).","type":"object"},"description":{"type":"string","maxLength":2000},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"}},"allOf":[{"if":{"properties":{"kind":{"const":"LLM_REPORT_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmReportSchemaId"},"jsonSchema":{"$ref":"#/$defs/ReportOutputSchemaInvariants"}}}},{"if":{"properties":{"kind":{"const":"LLM_RECOMMENDATION_OUTPUT"}},"required":["kind"]},"then":{"properties":{"schemaId":{"$ref":"#/$defs/LlmRecommendationSchemaId"}}}}],"$defs":{"LlmSchemaKind":{"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]},"LlmReportSchemaId":{"title":"LlmReportSchemaId","description":"Schema id of an LLM report output format: llm_report_output_v<N> for a report of one timeframe, llm_aggregate_report_output_v<N> for an aggregated report (flow 3, which also cites its input reports in details.citations); N = metadata.schemaVersion of the reports it produces (seed 002).","type":"string","pattern":"^llm_(aggregate_)?report_output_v[1-9][0-9]*$","maxLength":100},"LlmRecommendationSchemaId":{"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100},"ReportOutputSchemaInvariants":{"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}}}};
+const schema315 = {"description":"Seed 002 minimal invariants, checked structurally: the output schema is an object schema that requires summary (which requires markdown) and details (an object). A registry entry without them is LLM_PROFILE_INVALID before any model call.","type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","allOf":[{"contains":{"const":"summary"}},{"contains":{"const":"details"}}]},"properties":{"type":"object","required":["summary","details"],"properties":{"summary":{"type":"object","required":["type","properties","required"],"properties":{"type":{"const":"object"},"required":{"type":"array","contains":{"const":"markdown"}},"properties":{"type":"object","required":["markdown"],"properties":{"markdown":{"type":"object","required":["type"],"properties":{"type":{"const":"string"}}}}}}},"details":{"type":"object","required":["type"],"properties":{"type":{"const":"object"}}}}}}};
+const schema316 = {"title":"LlmRecommendationSchemaId","description":"Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.","type":"string","pattern":"^llm_recommendation_output_v[1-9][0-9]*$","maxLength":100};
+const schema317 = {"title":"LlmSchemaKind","description":"Which model-owned output the schema describes.","type":"string","enum":["LLM_REPORT_OUTPUT","LLM_RECOMMENDATION_OUTPUT"]};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/llm_schema.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21920,7 +22672,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern171.test(data1)){
+if(!pattern182.test(data1)){
 const err3 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmReportSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_(aggregate_)?report_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_(aggregate_)?report_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -22418,7 +23170,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(!pattern158.test(data18)){
+if(!pattern169.test(data18)){
 const err38 = {instancePath:instancePath+"/schemaId",schemaPath:"#/$defs/LlmRecommendationSchemaId/pattern",keyword:"pattern",params:{pattern: "^llm_recommendation_output_v[1-9][0-9]*$"},message:"must match pattern \""+"^llm_recommendation_output_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -22521,7 +23273,7 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!pattern146.test(data19)){
+if(!pattern157.test(data19)){
 const err45 = {instancePath:instancePath+"/schemaId",schemaPath:"#/properties/schemaId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err45];
@@ -22556,7 +23308,7 @@ vErrors.push(err47);
 errors++;
 }
 if(!((data20 === "LLM_REPORT_OUTPUT") || (data20 === "LLM_RECOMMENDATION_OUTPUT"))){
-const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema300.enum},message:"must be equal to one of the allowed values"};
+const err48 = {instancePath:instancePath+"/kind",schemaPath:"#/$defs/LlmSchemaKind/enum",keyword:"enum",params:{allowedValues: schema317.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -22665,26 +23417,26 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate136.errors = vErrors;
+validate140.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate136.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate140.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateNewsExport = validate148;
-const schema323 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/news_export.schema.json","title":"NewsExport","description":"The NEWS_EXPORT artifact: headlines of one symbol published in the window [window.from, asOf], from the configured provider, written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json. Metadata and links only, never article bodies: titles and summaries are plain text (tags, entities and control characters removed, lengths capped), links are http(s) without tracking parameters. Every text in it comes from third parties: a reader (an LLM step) must treat it as untrusted data, never as instructions. Deterministic for the same provider answers (no wall-clock time); kept well under seed 002's 64 KB per JSON artifact.","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","window","provider","query","sources","items","counts"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The symbol whose news these are (inputs.symbol, else run.scope.symbol).","$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: no item published after it is in the artifact.","$ref":"common.schema.json#/$defs/Timestamp"},"window":{"title":"NewsWindow","description":"The publication times kept: from <= publishedAt <= to, to = asOf, from = asOf - inputs.lookbackHours.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"provider":{"description":"Where the headlines came from: configured RSS/Atom feeds, the GDELT DOC 2.0 API, or none (no provider configured: zero items, see note).","type":"string","enum":["rss","gdelt","none"]},"note":{"description":"Why the list is empty or partial, in one sentence (always present with provider none).","type":"string","maxLength":300},"query":{"title":"NewsQuery","description":"What was searched: the symbol's base asset and the terms an item must match (a case-insensitive whole-word match on title or summary for feeds; GDELT's own full-text search for gdelt).","type":"object","required":["baseAsset","terms"],"properties":{"baseAsset":{"type":"string","pattern":"^[A-Z0-9]{2,20}$"},"terms":{"type":"array","minItems":1,"maxItems":4,"items":{"type":"string","minLength":2,"maxLength":40}}},"additionalProperties":false},"sources":{"description":"Each source asked (a feed or the API), by host only (never a full URL, which may carry a key), and how it answered. Empty with provider none.","type":"array","maxItems":20,"items":{"$ref":"#/$defs/NewsSource"}},"items":{"description":"The headlines, newest first (then by url), unique by url and by normalized title.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/NewsItem"}},"counts":{"$ref":"#/$defs/NewsCounts"}},"additionalProperties":false,"$defs":{"NewsItem":{"title":"NewsItem","description":"One headline: metadata and a link, never the article body.","type":"object","required":["title","url","source","publishedAt"],"properties":{"title":{"description":"Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).","type":"string","minLength":1,"maxLength":180},"url":{"description":"The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":400},"source":{"description":"The host that published it (the link's host, www. removed).","type":"string","pattern":"^[a-z0-9.-]+$","maxLength":100},"publishedAt":{"description":"When it was published (feeds: pubDate / published / updated) or first seen (GDELT seendate); <= asOf.","$ref":"common.schema.json#/$defs/Timestamp"},"summary":{"description":"The feed's short description as plain text, at most 240 characters (feeds only).","type":"string","minLength":1,"maxLength":240}},"additionalProperties":false},"NewsSource":{"title":"NewsSource","type":"object","required":["kind","host","status","fetched"],"properties":{"kind":{"type":"string","enum":["feed","api"]},"host":{"description":"The source's host name (no path, query or credentials).","type":"string","pattern":"^[a-z0-9.:-]+$","maxLength":100},"status":{"description":"ok: it answered; failed: it did not (the step still succeeds when another source answered).","type":"string","enum":["ok","failed"]},"fetched":{"description":"Entries it returned (before any filtering).","type":"integer","minimum":0},"error":{"description":"Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).","type":"string","maxLength":200}},"additionalProperties":false},"NewsCounts":{"title":"NewsCounts","description":"What happened to the entries the sources returned: fetched = kept + every dropped count.","type":"object","required":["fetched","kept","droppedAfterAsOf","droppedBeforeWindow","undated","unmatched","invalid","duplicates","overCap"],"properties":{"fetched":{"type":"integer","minimum":0},"kept":{"type":"integer","minimum":0},"droppedAfterAsOf":{"description":"Published after asOf.","type":"integer","minimum":0},"droppedBeforeWindow":{"description":"Published before window.from.","type":"integer","minimum":0},"undated":{"description":"Without a usable date (cannot be shown to predate asOf).","type":"integer","minimum":0},"unmatched":{"description":"Feed entries that do not mention a query term.","type":"integer","minimum":0},"invalid":{"description":"Without a title, or without a usable http(s) link.","type":"integer","minimum":0},"duplicates":{"description":"Same canonical link or same normalized title as a newer kept entry.","type":"integer","minimum":0},"overCap":{"description":"Beyond inputs.maxItems or the artifact's size budget (the oldest go first).","type":"integer","minimum":0}},"additionalProperties":false}}};
-const schema330 = {"title":"NewsSource","type":"object","required":["kind","host","status","fetched"],"properties":{"kind":{"type":"string","enum":["feed","api"]},"host":{"description":"The source's host name (no path, query or credentials).","type":"string","pattern":"^[a-z0-9.:-]+$","maxLength":100},"status":{"description":"ok: it answered; failed: it did not (the step still succeeds when another source answered).","type":"string","enum":["ok","failed"]},"fetched":{"description":"Entries it returned (before any filtering).","type":"integer","minimum":0},"error":{"description":"Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).","type":"string","maxLength":200}},"additionalProperties":false};
-const schema333 = {"title":"NewsCounts","description":"What happened to the entries the sources returned: fetched = kept + every dropped count.","type":"object","required":["fetched","kept","droppedAfterAsOf","droppedBeforeWindow","undated","unmatched","invalid","duplicates","overCap"],"properties":{"fetched":{"type":"integer","minimum":0},"kept":{"type":"integer","minimum":0},"droppedAfterAsOf":{"description":"Published after asOf.","type":"integer","minimum":0},"droppedBeforeWindow":{"description":"Published before window.from.","type":"integer","minimum":0},"undated":{"description":"Without a usable date (cannot be shown to predate asOf).","type":"integer","minimum":0},"unmatched":{"description":"Feed entries that do not mention a query term.","type":"integer","minimum":0},"invalid":{"description":"Without a title, or without a usable http(s) link.","type":"integer","minimum":0},"duplicates":{"description":"Same canonical link or same normalized title as a newer kept entry.","type":"integer","minimum":0},"overCap":{"description":"Beyond inputs.maxItems or the artifact's size budget (the oldest go first).","type":"integer","minimum":0}},"additionalProperties":false};
-const pattern196 = new RegExp("^[A-Z0-9]{2,20}$", "u");
-const pattern197 = new RegExp("^[a-z0-9.:-]+$", "u");
-const schema331 = {"title":"NewsItem","description":"One headline: metadata and a link, never the article body.","type":"object","required":["title","url","source","publishedAt"],"properties":{"title":{"description":"Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).","type":"string","minLength":1,"maxLength":180},"url":{"description":"The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":400},"source":{"description":"The host that published it (the link's host, www. removed).","type":"string","pattern":"^[a-z0-9.-]+$","maxLength":100},"publishedAt":{"description":"When it was published (feeds: pubDate / published / updated) or first seen (GDELT seendate); <= asOf.","$ref":"common.schema.json#/$defs/Timestamp"},"summary":{"description":"The feed's short description as plain text, at most 240 characters (feeds only).","type":"string","minLength":1,"maxLength":240}},"additionalProperties":false};
-const pattern198 = new RegExp("^https?://[^\\s]+$", "u");
-const pattern199 = new RegExp("^[a-z0-9.-]+$", "u");
+export const validateNewsExport = validate152;
+const schema340 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/news_export.schema.json","title":"NewsExport","description":"The NEWS_EXPORT artifact: headlines of one symbol published in the window [window.from, asOf], from the configured provider, written once (create-only) at gs://<bucket>/runs/<runId>/_/<stepId>.json. Metadata and links only, never article bodies: titles and summaries are plain text (tags, entities and control characters removed, lengths capped), links are http(s) without tracking parameters. Every text in it comes from third parties: a reader (an LLM step) must treat it as untrusted data, never as instructions. Deterministic for the same provider answers (no wall-clock time); kept well under seed 002's 64 KB per JSON artifact.","type":"object","required":["schemaVersion","runId","stepId","symbol","asOf","window","provider","query","sources","items","counts"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1).","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The symbol whose news these are (inputs.symbol, else run.scope.symbol).","$ref":"common.schema.json#/$defs/Symbol"},"asOf":{"description":"The run's scope.asOf: no item published after it is in the artifact.","$ref":"common.schema.json#/$defs/Timestamp"},"window":{"title":"NewsWindow","description":"The publication times kept: from <= publishedAt <= to, to = asOf, from = asOf - inputs.lookbackHours.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"provider":{"description":"Where the headlines came from: configured RSS/Atom feeds, the GDELT DOC 2.0 API, or none (no provider configured: zero items, see note).","type":"string","enum":["rss","gdelt","none"]},"note":{"description":"Why the list is empty or partial, in one sentence (always present with provider none).","type":"string","maxLength":300},"query":{"title":"NewsQuery","description":"What was searched: the symbol's base asset and the terms an item must match (a case-insensitive whole-word match on title or summary for feeds; GDELT's own full-text search for gdelt).","type":"object","required":["baseAsset","terms"],"properties":{"baseAsset":{"type":"string","pattern":"^[A-Z0-9]{2,20}$"},"terms":{"type":"array","minItems":1,"maxItems":4,"items":{"type":"string","minLength":2,"maxLength":40}}},"additionalProperties":false},"sources":{"description":"Each source asked (a feed or the API), by host only (never a full URL, which may carry a key), and how it answered. Empty with provider none.","type":"array","maxItems":20,"items":{"$ref":"#/$defs/NewsSource"}},"items":{"description":"The headlines, newest first (then by url), unique by url and by normalized title.","type":"array","maxItems":50,"items":{"$ref":"#/$defs/NewsItem"}},"counts":{"$ref":"#/$defs/NewsCounts"}},"additionalProperties":false,"$defs":{"NewsItem":{"title":"NewsItem","description":"One headline: metadata and a link, never the article body.","type":"object","required":["title","url","source","publishedAt"],"properties":{"title":{"description":"Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).","type":"string","minLength":1,"maxLength":180},"url":{"description":"The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":400},"source":{"description":"The host that published it (the link's host, www. removed).","type":"string","pattern":"^[a-z0-9.-]+$","maxLength":100},"publishedAt":{"description":"When it was published (feeds: pubDate / published / updated) or first seen (GDELT seendate); <= asOf.","$ref":"common.schema.json#/$defs/Timestamp"},"summary":{"description":"The feed's short description as plain text, at most 240 characters (feeds only).","type":"string","minLength":1,"maxLength":240}},"additionalProperties":false},"NewsSource":{"title":"NewsSource","type":"object","required":["kind","host","status","fetched"],"properties":{"kind":{"type":"string","enum":["feed","api"]},"host":{"description":"The source's host name (no path, query or credentials).","type":"string","pattern":"^[a-z0-9.:-]+$","maxLength":100},"status":{"description":"ok: it answered; failed: it did not (the step still succeeds when another source answered).","type":"string","enum":["ok","failed"]},"fetched":{"description":"Entries it returned (before any filtering).","type":"integer","minimum":0},"error":{"description":"Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).","type":"string","maxLength":200}},"additionalProperties":false},"NewsCounts":{"title":"NewsCounts","description":"What happened to the entries the sources returned: fetched = kept + every dropped count.","type":"object","required":["fetched","kept","droppedAfterAsOf","droppedBeforeWindow","undated","unmatched","invalid","duplicates","overCap"],"properties":{"fetched":{"type":"integer","minimum":0},"kept":{"type":"integer","minimum":0},"droppedAfterAsOf":{"description":"Published after asOf.","type":"integer","minimum":0},"droppedBeforeWindow":{"description":"Published before window.from.","type":"integer","minimum":0},"undated":{"description":"Without a usable date (cannot be shown to predate asOf).","type":"integer","minimum":0},"unmatched":{"description":"Feed entries that do not mention a query term.","type":"integer","minimum":0},"invalid":{"description":"Without a title, or without a usable http(s) link.","type":"integer","minimum":0},"duplicates":{"description":"Same canonical link or same normalized title as a newer kept entry.","type":"integer","minimum":0},"overCap":{"description":"Beyond inputs.maxItems or the artifact's size budget (the oldest go first).","type":"integer","minimum":0}},"additionalProperties":false}}};
+const schema347 = {"title":"NewsSource","type":"object","required":["kind","host","status","fetched"],"properties":{"kind":{"type":"string","enum":["feed","api"]},"host":{"description":"The source's host name (no path, query or credentials).","type":"string","pattern":"^[a-z0-9.:-]+$","maxLength":100},"status":{"description":"ok: it answered; failed: it did not (the step still succeeds when another source answered).","type":"string","enum":["ok","failed"]},"fetched":{"description":"Entries it returned (before any filtering).","type":"integer","minimum":0},"error":{"description":"Why it failed, sanitized (e.g. HTTP 503, timeout, not a feed).","type":"string","maxLength":200}},"additionalProperties":false};
+const schema350 = {"title":"NewsCounts","description":"What happened to the entries the sources returned: fetched = kept + every dropped count.","type":"object","required":["fetched","kept","droppedAfterAsOf","droppedBeforeWindow","undated","unmatched","invalid","duplicates","overCap"],"properties":{"fetched":{"type":"integer","minimum":0},"kept":{"type":"integer","minimum":0},"droppedAfterAsOf":{"description":"Published after asOf.","type":"integer","minimum":0},"droppedBeforeWindow":{"description":"Published before window.from.","type":"integer","minimum":0},"undated":{"description":"Without a usable date (cannot be shown to predate asOf).","type":"integer","minimum":0},"unmatched":{"description":"Feed entries that do not mention a query term.","type":"integer","minimum":0},"invalid":{"description":"Without a title, or without a usable http(s) link.","type":"integer","minimum":0},"duplicates":{"description":"Same canonical link or same normalized title as a newer kept entry.","type":"integer","minimum":0},"overCap":{"description":"Beyond inputs.maxItems or the artifact's size budget (the oldest go first).","type":"integer","minimum":0}},"additionalProperties":false};
+const pattern207 = new RegExp("^[A-Z0-9]{2,20}$", "u");
+const pattern208 = new RegExp("^[a-z0-9.:-]+$", "u");
+const schema348 = {"title":"NewsItem","description":"One headline: metadata and a link, never the article body.","type":"object","required":["title","url","source","publishedAt"],"properties":{"title":{"description":"Plain text (no markup), whitespace collapsed, at most 180 characters (an ellipsis marks a cut).","type":"string","minLength":1,"maxLength":180},"url":{"description":"The article link: http(s), no credentials, no fragment, tracking parameters (utm_*, fbclid, gclid, mc_*, ...) removed.","type":"string","pattern":"^https?://[^\\s]+$","maxLength":400},"source":{"description":"The host that published it (the link's host, www. removed).","type":"string","pattern":"^[a-z0-9.-]+$","maxLength":100},"publishedAt":{"description":"When it was published (feeds: pubDate / published / updated) or first seen (GDELT seendate); <= asOf.","$ref":"common.schema.json#/$defs/Timestamp"},"summary":{"description":"The feed's short description as plain text, at most 240 characters (feeds only).","type":"string","minLength":1,"maxLength":240}},"additionalProperties":false};
+const pattern209 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern210 = new RegExp("^[a-z0-9.-]+$", "u");
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -22792,7 +23544,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern198.test(data1)){
+if(!pattern209.test(data1)){
 const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -22827,7 +23579,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern199.test(data2)){
+if(!pattern210.test(data2)){
 const err12 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9.-]+$"},message:"must match pattern \""+"^[a-z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -22920,17 +23672,17 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/news_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -23049,7 +23801,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema323.properties, key0))){
+if(!(func1.call(schema340.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -23315,7 +24067,7 @@ vErrors.push(err32);
 errors++;
 }
 if(!(((data8 === "rss") || (data8 === "gdelt")) || (data8 === "none"))){
-const err33 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema323.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err33 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema340.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -23388,7 +24140,7 @@ errors++;
 if(data10.baseAsset !== undefined){
 let data11 = data10.baseAsset;
 if(typeof data11 === "string"){
-if(!pattern196.test(data11)){
+if(!pattern207.test(data11)){
 const err39 = {instancePath:instancePath+"/query/baseAsset",schemaPath:"#/properties/query/properties/baseAsset/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,20}$"},message:"must match pattern \""+"^[A-Z0-9]{2,20}$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -23575,7 +24327,7 @@ vErrors.push(err54);
 errors++;
 }
 if(!((data16 === "feed") || (data16 === "api"))){
-const err55 = {instancePath:instancePath+"/sources/" + i1+"/kind",schemaPath:"#/$defs/NewsSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema330.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err55 = {instancePath:instancePath+"/sources/" + i1+"/kind",schemaPath:"#/$defs/NewsSource/properties/kind/enum",keyword:"enum",params:{allowedValues: schema347.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -23598,7 +24350,7 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(!pattern197.test(data17)){
+if(!pattern208.test(data17)){
 const err57 = {instancePath:instancePath+"/sources/" + i1+"/host",schemaPath:"#/$defs/NewsSource/properties/host/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9.:-]+$"},message:"must match pattern \""+"^[a-z0-9.:-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err57];
@@ -23633,7 +24385,7 @@ vErrors.push(err59);
 errors++;
 }
 if(!((data18 === "ok") || (data18 === "failed"))){
-const err60 = {instancePath:instancePath+"/sources/" + i1+"/status",schemaPath:"#/$defs/NewsSource/properties/status/enum",keyword:"enum",params:{allowedValues: schema330.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err60 = {instancePath:instancePath+"/sources/" + i1+"/status",schemaPath:"#/$defs/NewsSource/properties/status/enum",keyword:"enum",params:{allowedValues: schema347.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -23732,8 +24484,8 @@ errors++;
 }
 const len2 = data21.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate149(data21[i2], {instancePath:instancePath+"/items/" + i2,parentData:data21,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+if(!(validate153(data21[i2], {instancePath:instancePath+"/items/" + i2,parentData:data21,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
 errors = vErrors.length;
 }
 }
@@ -23843,7 +24595,7 @@ vErrors.push(err77);
 errors++;
 }
 for(const key4 in data23){
-if(!(func1.call(schema333.properties, key4))){
+if(!(func1.call(schema350.properties, key4))){
 const err78 = {instancePath:instancePath+"/counts",schemaPath:"#/$defs/NewsCounts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err78];
@@ -24102,22 +24854,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-validate148.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateNewsExportInputs = validate88;
+export const validateNewsExportInputs = validate92;
 
-export const validateOhlcvExport = validate151;
-const schema334 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
-const schema340 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
-const pattern205 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
+export const validateOhlcvExport = validate155;
+const schema351 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/ohlcv_export.schema.json","title":"OhlcvExport","description":"The OHLCV artifact. Written once (create-only) by the OHLCV_EXPORT worker at gs://<bucket>/runs/<runId>/<timeframe>/<stepId>.json; read by CHART_EXPORT and LLM_REPORT workers. Deterministic: the same run, step and source data give the same bytes, so it carries no generation wall-clock time (the step's outputs.execution.timing has that).","type":"object","required":["schemaVersion","runId","stepId","symbol","timeframe","asOf","source","range","candles","candleCount","incompleteBucketPolicy"],"properties":{"schemaVersion":{"description":"Version of this artifact format (1). Bumped on an incompatible change.","type":"integer","minimum":1},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"symbol":{"description":"The run's scope.symbol, as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"timeframe":{"description":"Timeframe of the candles in this file (the step's timeframe).","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the data is cut at (RFC 3339): the run's scope.asOf, the same for every timeframe of the run. No candle holds data after it: a complete candle ends at or before asOf; the still-forming one (complete=false) opens before asOf and is built only from source data that had ended by asOf. For a run without scope.asOf (created before it existed), the end of the data, range.to.","$ref":"common.schema.json#/$defs/Timestamp"},"source":{"$ref":"#/$defs/OhlcvSource"},"range":{"$ref":"#/$defs/OhlcvRange"},"candles":{"description":"Candles in ascending openTime order, one per UTC bucket, no duplicates.","type":"array","items":{"$ref":"#/$defs/OhlcvCandle"},"minItems":1},"candleCount":{"description":"candles.length, so a reader can check a truncated file without parsing every candle.","type":"integer","minimum":1},"incompleteBucketPolicy":{"description":"What the exporter did with the still-forming last bucket: 'dropped' left it out (every candle is complete); 'marked' kept it with complete=false.","type":"string","enum":["dropped","marked"]}},"additionalProperties":false,"$defs":{"OhlcvSource":{"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]},"OhlcvRange":{"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false},"OhlcvCandle":{"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false}}};
+const schema357 = {"title":"OhlcvSource","description":"Where the candles came from. 'bundled' = real historical datasets shipped with the project (dataset required); 'ccxt' = a live exchange through ccxt (exchange required). Adapters may add provider-specific fields.","type":"object","required":["provider"],"properties":{"provider":{"type":"string","enum":["bundled","ccxt"]},"dataset":{"description":"Bundled dataset id, e.g. binance/BTCUSDT_1d or binance/BTCUSDT_1h.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$","maxLength":200},"exchange":{"description":"ccxt exchange id, e.g. binance.","type":"string","pattern":"^[a-z0-9]+$","maxLength":50},"marketSymbol":{"description":"The symbol as the provider spells it (BTC/USDT for ccxt, BTCUSDT for the bundled Binance datasets).","type":"string","minLength":1,"maxLength":50},"sourceTimeframe":{"description":"Timeframe of the source rows when the exporter resampled them (e.g. 1d rows resampled to 1M). Absent when the source already had this timeframe.","$ref":"common.schema.json#/$defs/Timeframe"},"volumeUnit":{"description":"'base' = volume in the base asset (BTC); 'quote' = volume in the quote currency (USDT).","type":"string","enum":["base","quote"]}},"allOf":[{"if":{"properties":{"provider":{"const":"bundled"}}},"then":{"required":["dataset"],"properties":{"dataset":true}}},{"if":{"properties":{"provider":{"const":"ccxt"}}},"then":{"required":["exchange"],"properties":{"exchange":true}}}]};
+const pattern216 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$", "u");
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24284,7 +25036,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!((data2 === "bundled") || (data2 === "ccxt"))){
-const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema340.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema357.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -24307,7 +25059,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern205.test(data3)){
+if(!pattern216.test(data3)){
 const err10 = {instancePath:instancePath+"/dataset",schemaPath:"#/properties/dataset/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_\\-]*(/[A-Za-z0-9][A-Za-z0-9_\\-]*)*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -24435,7 +25187,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!((data7 === "base") || (data7 === "quote"))){
-const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema340.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/volumeUnit",schemaPath:"#/properties/volumeUnit/enum",keyword:"enum",params:{allowedValues: schema357.properties.volumeUnit.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -24456,18 +25208,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate156.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate152.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate156.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-const schema342 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
+const schema359 = {"title":"OhlcvRange","description":"The half-open UTC window [from, to) the candles cover: from = the first candle's openTime, to = the open time of the bucket after the last candle.","type":"object","required":["from","to"],"properties":{"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24568,17 +25320,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema345 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
+const schema362 = {"title":"OhlcvCandle","description":"One candle. Buckets are UTC: 1w starts on Monday 00:00, 1M on the 1st 00:00. Prices are in the quote currency; high >= max(open, close) and low <= min(open, close) hold (checked by the exporter, not expressible here).","type":"object","required":["openTime","open","high","low","close","volume"],"properties":{"openTime":{"$ref":"common.schema.json#/$defs/Timestamp"},"open":{"type":"number","minimum":0},"high":{"type":"number","minimum":0},"low":{"type":"number","minimum":0},"close":{"type":"number","minimum":0},"volume":{"type":"number","minimum":0},"complete":{"description":"false only on the still-forming last bucket under incompleteBucketPolicy 'marked'; absent means complete.","type":"boolean"}},"additionalProperties":false};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24831,17 +25583,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/ohlcv_export.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -24960,7 +25712,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema334.properties, key0))){
+if(!(func1.call(schema351.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -25140,14 +25892,14 @@ errors++;
 }
 }
 if(data.source !== undefined){
-if(!(validate152(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate156(data.source, {instancePath:instancePath+"/source",parentData:data,parentDataProperty:"source",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
 }
 if(data.range !== undefined){
-if(!(validate154(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate158(data.range, {instancePath:instancePath+"/range",parentData:data,parentDataProperty:"range",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
 errors = vErrors.length;
 }
 }
@@ -25166,8 +25918,8 @@ errors++;
 }
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate156(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate160(data8[i0], {instancePath:instancePath+"/candles/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
 errors = vErrors.length;
 }
 }
@@ -25221,7 +25973,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!((data11 === "dropped") || (data11 === "marked"))){
-const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema334.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/incompleteBucketPolicy",schemaPath:"#/properties/incompleteBucketPolicy/enum",keyword:"enum",params:{allowedValues: schema351.properties.incompleteBucketPolicy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -25242,23 +25994,23 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOhlcvExportInputs = validate76;
+export const validateOhlcvExportInputs = validate80;
 
-export const validateRecommendationIndex = validate158;
-const schema347 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
-const schema359 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
-const pattern220 = new RegExp("^[A-Z0-9]{2,40}$", "u");
+export const validateRecommendationIndex = validate162;
+const schema364 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
+const schema376 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
+const pattern231 = new RegExp("^[A-Z0-9]{2,40}$", "u");
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/recommendation_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -25464,7 +26216,7 @@ errors++;
 if(data.recoId !== undefined){
 let data1 = data.recoId;
 if(typeof data1 === "string"){
-if(!pattern101.test(data1)){
+if(!pattern112.test(data1)){
 const err19 = {instancePath:instancePath+"/recoId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -25604,7 +26356,7 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(!pattern56.test(data5)){
+if(!pattern67.test(data5)){
 const err31 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err31];
@@ -25654,7 +26406,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern220.test(data7)){
+if(!pattern231.test(data7)){
 const err35 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -25739,7 +26491,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((data10 === "BUY") || (data10 === "SELL")) || (data10 === "HOLD")) || (data10 === "REDUCE"))){
-const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema347.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema364.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -25832,7 +26584,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data13 === "gemini") || (data13 === "vertex")) || (data13 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema347.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema364.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -25894,7 +26646,7 @@ const len0 = data15.length;
 for(let i0=0; i0<len0; i0++){
 let data16 = data15[i0];
 if(typeof data16 === "string"){
-if(!pattern85.test(data16)){
+if(!pattern96.test(data16)){
 const err55 = {instancePath:instancePath+"/reportIds/" + i0,schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err55];
@@ -25956,7 +26708,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data18 = data.gcs_uri;
 if(typeof data18 === "string"){
-if(!pattern55.test(data18)){
+if(!pattern66.test(data18)){
 const err60 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
@@ -25989,19 +26741,19 @@ vErrors.push(err62);
 }
 errors++;
 }
-validate158.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateReportIndex = validate159;
-const schema353 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
+export const validateReportIndex = validate163;
+const schema370 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/report_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate163.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26187,7 +26939,7 @@ errors++;
 if(data.reportId !== undefined){
 let data1 = data.reportId;
 if(typeof data1 === "string"){
-if(!pattern85.test(data1)){
+if(!pattern96.test(data1)){
 const err17 = {instancePath:instancePath+"/reportId",schemaPath:"common.schema.json#/$defs/ReportId/pattern",keyword:"pattern",params:{pattern: "^rpt_[a-z0-9]{24}$"},message:"must match pattern \""+"^rpt_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -26327,7 +27079,7 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(!pattern56.test(data5)){
+if(!pattern67.test(data5)){
 const err29 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -26377,7 +27129,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern220.test(data7)){
+if(!pattern231.test(data7)){
 const err33 = {instancePath:instancePath+"/symbolKey",schemaPath:"#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -26460,7 +27212,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!(((data10 === "gemini") || (data10 === "vertex")) || (data10 === "offline"))){
-const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema353.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema370.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -26508,7 +27260,7 @@ errors++;
 if(data.promptId !== undefined){
 let data12 = data.promptId;
 if(typeof data12 === "string"){
-if(!pattern146.test(data12)){
+if(!pattern157.test(data12)){
 const err44 = {instancePath:instancePath+"/promptId",schemaPath:"#/properties/promptId/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"+"\""};
 if(vErrors === null){
 vErrors = [err44];
@@ -26578,7 +27330,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "bullish") || (data14 === "bearish")) || (data14 === "sideways"))){
-const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema353.properties.bias.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema370.properties.bias.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -26651,7 +27403,7 @@ errors++;
 if(data.gcs_uri !== undefined){
 let data17 = data.gcs_uri;
 if(typeof data17 === "string"){
-if(!pattern55.test(data17)){
+if(!pattern66.test(data17)){
 const err56 = {instancePath:instancePath+"/gcs_uri",schemaPath:"common.schema.json#/$defs/GcsUri/pattern",keyword:"pattern",params:{pattern: "^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"},message:"must match pattern \""+"^gs://[a-z0-9][a-z0-9._\\-]{1,220}[a-z0-9]/.+$"+"\""};
 if(vErrors === null){
 vErrors = [err56];
@@ -26684,19 +27436,19 @@ vErrors.push(err58);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate163.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunStatusSummary = validate160;
-const schema370 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
+export const validateRunStatusSummary = validate164;
+const schema387 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/run_status_summary.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26815,7 +27567,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema370.properties, key0))){
+if(!(func1.call(schema387.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -26874,7 +27626,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern56.test(data1)){
+if(!pattern67.test(data1)){
 const err16 = {instancePath:instancePath+"/flow_key",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -26909,7 +27661,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "completed")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema370.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema387.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -26932,7 +27684,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data3 === "PENDING") || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "CANCELLED"))){
-const err21 = {instancePath:instancePath+"/run_status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema142.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/run_status",schemaPath:"common.schema.json#/$defs/RunStatus/enum",keyword:"enum",params:{allowedValues: schema159.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -26955,7 +27707,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((((data4 === "scheduler") || (data4 === "user")) || (data4 === "system")) || (data4 === "debug_http"))){
-const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema370.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema387.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -27292,21 +28044,21 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSignal = validate161;
-const schema377 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/signal.schema.json","title":"Signal","description":"The signals/{signalId} document (flow 7): the recommendation of a scheduled run whose signal_strength reached its schedule's minSignalStrength. One per (scheduleId, slot): the id is deterministic and the document create-only, so a replay or a redelivered step event writes and publishes nothing new. The same fields (without publishedAt) are the body of the message on the <prefix>-signals Pub/Sub topic. Written only by the orchestrator (flow-engine decideSignal); unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","signalId","ownerId","scheduleId","slotAt","runId","flowKey","symbol","symbolKey","asOf","recommendationId","action","signal_strength","minSignalStrength","headline","createdAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"signalId":{"description":"= the document id: flow-engine signalIdFor(scheduleId, slotAt).","$ref":"#/$defs/SignalId"},"ownerId":{"description":"The schedule's (and its run's) owner: who may list the signal.","$ref":"common.schema.json#/$defs/OwnerId"},"scheduleId":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleId"},"slotAt":{"description":"The slot of the schedule the run fired for.","$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as written.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries (GET /signals?symbol=).","$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the run's scope.asOf = the slot time).","$ref":"common.schema.json#/$defs/Timestamp"},"recommendationId":{"description":"The recommendations/{recoId} index entry of the recommendation.","$ref":"common.schema.json#/$defs/RecommendationId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"The recommendation's conviction 0..1 (seed 001 name).","type":"number","minimum":0,"maximum":1},"minSignalStrength":{"description":"The schedule's threshold when the signal was decided.","type":"number","minimum":0,"maximum":1},"headline":{"description":"The recommendation's one-line headline.","type":"string","minLength":1,"maxLength":200},"createdAt":{"description":"When the signal was decided (list order: createdAt desc).","$ref":"common.schema.json#/$defs/Timestamp"},"publishedAt":{"description":"Set once the message on <prefix>-signals was published; absent: not yet (the orchestrator republishes an unpublished signal, never a published one).","$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"SignalId":{"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"}}};
-const schema378 = {"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"};
-const pattern236 = new RegExp("^sig_[0-9a-f]{24}$", "u");
+export const validateSignal = validate165;
+const schema394 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/signal.schema.json","title":"Signal","description":"The signals/{signalId} document (flow 7): the recommendation of a scheduled run whose signal_strength reached its schedule's minSignalStrength. One per (scheduleId, slot): the id is deterministic and the document create-only, so a replay or a redelivered step event writes and publishes nothing new. The same fields (without publishedAt) are the body of the message on the <prefix>-signals Pub/Sub topic. Written only by the orchestrator (flow-engine decideSignal); unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","signalId","ownerId","scheduleId","slotAt","runId","flowKey","symbol","symbolKey","asOf","recommendationId","action","signal_strength","minSignalStrength","headline","createdAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"signalId":{"description":"= the document id: flow-engine signalIdFor(scheduleId, slotAt).","$ref":"#/$defs/SignalId"},"ownerId":{"description":"The schedule's (and its run's) owner: who may list the signal.","$ref":"common.schema.json#/$defs/OwnerId"},"scheduleId":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleId"},"slotAt":{"description":"The slot of the schedule the run fired for.","$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as written.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries (GET /signals?symbol=).","$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the run's scope.asOf = the slot time).","$ref":"common.schema.json#/$defs/Timestamp"},"recommendationId":{"description":"The recommendations/{recoId} index entry of the recommendation.","$ref":"common.schema.json#/$defs/RecommendationId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"The recommendation's conviction 0..1 (seed 001 name).","type":"number","minimum":0,"maximum":1},"minSignalStrength":{"description":"The schedule's threshold when the signal was decided.","type":"number","minimum":0,"maximum":1},"headline":{"description":"The recommendation's one-line headline.","type":"string","minLength":1,"maxLength":200},"createdAt":{"description":"When the signal was decided (list order: createdAt desc).","$ref":"common.schema.json#/$defs/Timestamp"},"publishedAt":{"description":"Set once the message on <prefix>-signals was published; absent: not yet (the orchestrator republishes an unpublished signal, never a published one).","$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"SignalId":{"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"}}};
+const schema395 = {"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"};
+const pattern247 = new RegExp("^sig_[0-9a-f]{24}$", "u");
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/signal.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27502,7 +28254,7 @@ errors++;
 if(data.signalId !== undefined){
 let data1 = data.signalId;
 if(typeof data1 === "string"){
-if(!pattern236.test(data1)){
+if(!pattern247.test(data1)){
 const err18 = {instancePath:instancePath+"/signalId",schemaPath:"#/$defs/SignalId/pattern",keyword:"pattern",params:{pattern: "^sig_[0-9a-f]{24}$"},message:"must match pattern \""+"^sig_[0-9a-f]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -27552,7 +28304,7 @@ errors++;
 if(data.scheduleId !== undefined){
 let data3 = data.scheduleId;
 if(typeof data3 === "string"){
-if(!pattern115.test(data3)){
+if(!pattern126.test(data3)){
 const err22 = {instancePath:instancePath+"/scheduleId",schemaPath:"flow_schedule.schema.json#/$defs/ScheduleId/pattern",keyword:"pattern",params:{pattern: "^sch_[a-z0-9]{20}$"},message:"must match pattern \""+"^sch_[a-z0-9]{20}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -27647,7 +28399,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!pattern56.test(data6)){
+if(!pattern67.test(data6)){
 const err30 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -27697,7 +28449,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data8 = data.symbolKey;
 if(typeof data8 === "string"){
-if(!pattern220.test(data8)){
+if(!pattern231.test(data8)){
 const err34 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -27747,7 +28499,7 @@ errors++;
 if(data.recommendationId !== undefined){
 let data10 = data.recommendationId;
 if(typeof data10 === "string"){
-if(!pattern101.test(data10)){
+if(!pattern112.test(data10)){
 const err38 = {instancePath:instancePath+"/recommendationId",schemaPath:"common.schema.json#/$defs/RecommendationId/pattern",keyword:"pattern",params:{pattern: "^rec_[a-z0-9]{24}$"},message:"must match pattern \""+"^rec_[a-z0-9]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err38];
@@ -27782,7 +28534,7 @@ vErrors.push(err40);
 errors++;
 }
 if(!((((data11 === "BUY") || (data11 === "SELL")) || (data11 === "HOLD")) || (data11 === "REDUCE"))){
-const err41 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema377.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err41 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema394.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -27958,19 +28710,19 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":{"schemaVersion":true,"signalId":true,"ownerId":true,"scheduleId":true,"slotAt":true,"runId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"recommendationId":true,"action":true,"signal_strength":true,"minSignalStrength":true,"headline":true,"createdAt":true,"publishedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":{"schemaVersion":true,"signalId":true,"ownerId":true,"scheduleId":true,"slotAt":true,"runId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"recommendationId":true,"action":true,"signal_strength":true,"minSignalStrength":true,"headline":true,"createdAt":true,"publishedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepEvent = validate162;
-const schema390 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateStepEvent = validate166;
+const schema407 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28133,7 +28885,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema189.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema206.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -28156,7 +28908,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((((data3 === "PENDING") || (data3 === "READY")) || (data3 === "RUNNING")) || (data3 === "SUCCEEDED")) || (data3 === "FAILED")) || (data3 === "SKIPPED")) || (data3 === "CANCELLED"))){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema190.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/status",schemaPath:"common.schema.json#/$defs/StepStatus/enum",keyword:"enum",params:{allowedValues: schema207.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -28250,19 +29002,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate163;
-const schema397 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate167;
+const schema414 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28415,7 +29167,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!((((((((data2 === "OHLCV_EXPORT") || (data2 === "CHART_EXPORT")) || (data2 === "LLM_REPORT")) || (data2 === "LLM_RECOMMENDATION")) || (data2 === "ACCOUNT_EXPORT")) || (data2 === "INDICATORS_ON_DEMAND")) || (data2 === "NEWS_EXPORT")) || (data2 === "BACKTEST"))){
-const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema189.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/stepType",schemaPath:"common.schema.json#/$defs/StepType/enum",keyword:"enum",params:{allowedValues: schema206.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -28488,7 +29240,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema397.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema414.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -28509,19 +29261,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate164;
-const schema402 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern258 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate168;
+const schema419 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern269 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28694,16 +29446,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28744,7 +29496,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!((((data0 === "SCHEDULER") || (data0 === "USER")) || (data0 === "SYSTEM")) || (data0 === "DEBUG_HTTP"))){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema147.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema164.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -28860,17 +29612,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate167.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate168.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28923,7 +29675,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern56.test(data0)){
+if(!pattern67.test(data0)){
 const err4 = {instancePath:instancePath+"/flowKey",schemaPath:"common.schema.json#/$defs/FlowKey/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*_v[0-9]+$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*_v[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -28946,15 +29698,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate165(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+if(!(validate169(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern258.test(data2)){
+if(!pattern269.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -28977,8 +29729,8 @@ errors++;
 }
 }
 if(data.trigger !== undefined){
-if(!(validate167(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate167.errors : vErrors.concat(validate167.errors);
+if(!(validate171(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
 errors = vErrors.length;
 }
 }
@@ -29028,21 +29780,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUserIdentity = validate169;
-const schema411 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
-const schema412 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
-const pattern260 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
+export const validateUserIdentity = validate173;
+const schema428 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
+const schema429 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
+const pattern271 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/user_identity.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate173.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29125,7 +29877,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern260.test(data0)){
+if(!pattern271.test(data0)){
 const err7 = {instancePath:instancePath+"/email",schemaPath:"common.schema.json#/$defs/Email/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9._%+'-]+@[a-z0-9.-]+$"},message:"must match pattern \""+"^[a-z0-9._%+'-]+@[a-z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -29266,19 +30018,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUserIdentityRequest = validate170;
-const schema416 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
+export const validateUserIdentityRequest = validate174;
+const schema433 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/user_identity_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate174.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29377,8 +30129,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -464,6 +464,75 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/backtests/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The request owner's jobs, created_at desc then job_id desc (keyset pages) */
+    get: operations['listBacktestJobs'];
+    put?: never;
+    /** Create a backtest job (a run of flow backtest_v1); every guard is checked now */
+    post: operations['createBacktestJob'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/backtests/jobs/{jobId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** State, stage, progress per stage, the three hashes; last_error when failed */
+    get: operations['getBacktestJob'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/backtests/jobs/{jobId}/top': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Best so far while running (no report tables); the result when succeeded (report_table_md, trades for top_trades_n) */
+    get: operations['getBacktestTop'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/backtests/jobs/{jobId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Idempotent: queued → cancelled at once; running → stops at the next batch boundary (cancelled, never failed) */
+    post: operations['cancelBacktestJob'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reports': {
     parameters: {
       query?: never;
@@ -1368,6 +1437,69 @@ export interface components {
       skipped: Record<string, unknown>[];
       failed: Record<string, unknown>[];
       unchanged: number;
+    };
+    /** @description The scope of flow backtest_v1 (GET /flows shows it) plus an optional idempotencyKey; absent fields take the runtime defaults */
+    BacktestJobRequest: {
+      symbol: string;
+      /** @enum {string} */
+      timeframe?: '1h' | '4h' | '1d' | '1w' | '1M';
+      /** Format: date-time */
+      asOf?: string;
+      bars?: number;
+      /** @description {kind, ma?, params: {name: number[]}} */
+      strategy: Record<string, unknown>;
+      /** @description Lists per execution field */
+      execution?: Record<string, unknown>;
+      top_k?: number;
+      preselect?: number;
+      top_trades_n?: number;
+      idempotencyKey?: string;
+    };
+    /** @description contracts/backtest_job.schema.json */
+    BacktestJob: {
+      job_id: string;
+      owner_id: string;
+      /** @enum {string} */
+      state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+      /** @enum {string} */
+      stage?: 'stage_a' | 'stage_b' | 'finalizing';
+      /** @description {stage, processed_units, total_units, updated_at} */
+      progress?: Record<string, unknown>;
+      symbol: string;
+      timeframe: string;
+      /** Format: date-time */
+      as_of?: string;
+      request: Record<string, unknown>;
+      /** @description {request_hash, engine_params_hash, backtest_runtime_config_hash} */
+      hashes: Record<string, unknown>;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      started_at?: string;
+      /** Format: date-time */
+      finished_at?: string;
+      /** Format: date-time */
+      cancel_requested_at?: string;
+      last_error?: string;
+      /** @description {code, message, details, retryable} */
+      last_error_json?: Record<string, unknown>;
+    };
+    /** @description contracts/backtest_job.schema.json#/$defs/BacktestTop */
+    BacktestTop: {
+      job_id: string;
+      /** @enum {string} */
+      state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+      /** @enum {string} */
+      source: 'best_so_far' | 'result' | 'none';
+      /** @enum {string} */
+      stage?: 'stage_a' | 'stage_b' | 'finalizing';
+      processed_units?: number;
+      total_units?: number;
+      items: Record<string, unknown>[];
+    };
+    BacktestJobPage: {
+      items: components['schemas']['BacktestJob'][];
+      next_cursor: string | null;
     };
     /** @description seed 004 status.json (contracts/run_status_summary.schema.json): status is the lifecycle word of run_status (PENDING queued, RUNNING running, SUCCEEDED completed, FAILED failed, CANCELLED cancelled) */
     RunStatusSummary: {
@@ -3580,6 +3712,344 @@ export interface operations {
       };
       /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  listBacktestJobs: {
+    parameters: {
+      query?: {
+        state?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BacktestJobPage'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  createBacktestJob: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BacktestJobRequest'];
+      };
+    };
+    responses: {
+      /** @description The existing job of a repeated idempotencyKey */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BacktestJob'];
+        };
+      };
+      /** @description Created (Location) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BacktestJob'];
+        };
+      };
+      /** @description INVALID_REQUEST: not an object, unknown field, bad symbol or asOf */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description VALIDATION_FAILED: the grid breaks guards (600,000 variants, compute memory, top_k above top_k_persisted_default, top_trades_n above top_k, ...); details.violations lists all, in a fixed order */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description QUOTA_EXCEEDED (retryable): TDA_BACKTEST_MAX_ACTIVE_JOBS_PER_OWNER queued + running jobs; nothing was created */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  getBacktestJob: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The job */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BacktestJob'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no backtest job of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  getBacktestTop: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The ranking */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BacktestTop'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no backtest job of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  cancelBacktestJob: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The job */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BacktestJob'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no backtest job of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description CONFLICT: the job already succeeded or failed */
+      409: {
         headers: {
           [name: string]: unknown;
         };

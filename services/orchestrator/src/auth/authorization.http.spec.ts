@@ -16,6 +16,10 @@ import { routeAccessTable, type RouteAccess } from './route-access';
 const TRIGGER = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT' } };
 const EVENTS_SUB = 'tda-step-events-sub';
 const SCHEDULE = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT' }, cron: '0 * * * *' };
+const BACKTEST = {
+  symbol: 'BTC-USDT',
+  strategy: { kind: 'bollinger_breakout', params: { period: [20], k: [2] } },
+};
 
 interface Ctx {
   orc: TestOrchestrator;
@@ -24,6 +28,8 @@ interface Ctx {
   account(): Promise<{ accountId: string; etag: string }>;
   /** A fresh schedule of alice's. */
   schedule(): Promise<string>;
+  /** A backtest job of alice's (`fresh`: a new one, else the shared one). */
+  backtest(fresh?: boolean): Promise<string>;
   reportId: string;
   recoId: string;
 }
@@ -39,8 +45,8 @@ type Case =
   | { kind: 'owned'; alice: number; call: (ctx: Ctx) => Promise<Call> }
   /** a list: alice's entry `id` is in alice's page and not in bob's. */
   | { kind: 'list'; call: (ctx: Ctx) => Promise<Call & { id: string }> }
-  /** creates for the caller: bob's creation is bob's. */
-  | { kind: 'create'; call: (ctx: Ctx) => Promise<Call> }
+  /** creates for the caller: bob's creation is bob's (`ownerField` of the body, default ownerId). */
+  | { kind: 'create'; ownerField?: string; call: (ctx: Ctx) => Promise<Call> }
   /** the same for every principal. */
   | { kind: 'any'; status: number; call: (ctx: Ctx) => Promise<Call> }
   /** admin only: a user gets 403, the admin `admin`. */
@@ -230,6 +236,30 @@ const CASES: Record<string, Case> = {
       at(`/schedules/${await c.schedule()}/fire`, { slotAt: '2999-01-01T00:00:00Z' }),
   },
   'GET /signals': { kind: 'any', status: 200, call: () => Promise.resolve(at('/signals')) },
+  'POST /backtests/jobs': {
+    kind: 'create',
+    ownerField: 'owner_id',
+    call: () => Promise.resolve(at('/backtests/jobs', BACKTEST)),
+  },
+  'GET /backtests/jobs': {
+    kind: 'list',
+    call: async (c) => ({ ...at('/backtests/jobs'), id: await c.backtest() }),
+  },
+  'GET /backtests/jobs/:jobId': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/backtests/jobs/${await c.backtest()}`),
+  },
+  'GET /backtests/jobs/:jobId/top': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/backtests/jobs/${await c.backtest()}/top`),
+  },
+  'POST /backtests/jobs/:jobId/cancel': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/backtests/jobs/${await c.backtest(true)}/cancel`, {}),
+  },
   'POST /admin/schedules/tick': {
     kind: 'admin',
     admin: 200,
@@ -316,7 +346,8 @@ describe('authorization of every route', () => {
     });
 
   beforeAll(async () => {
-    orc = await startTestOrchestrator();
+    // Every owned-run case creates a fresh run of alice's: more than the default 20 active ones.
+    orc = await startTestOrchestrator({ env: { TDA_MAX_ACTIVE_RUNS_PER_OWNER: '100' } });
     tokens.alice = await orc.tokenFor('alice');
     tokens.bob = await orc.tokenFor('bob');
     tokens.admin = await orc.tokenFor('ops', 'admin');
@@ -325,6 +356,7 @@ describe('authorization of every route', () => {
     await orc.reportIndex.createReport(report);
     await orc.reportIndex.createRecommendation(reco);
     let accounts = 0;
+    let sharedJob: string | undefined;
     ctx = {
       orc,
       reportId: report.reportId,
@@ -341,6 +373,18 @@ describe('authorization of every route', () => {
         const res = await orc.request('POST', '/accounts', { body, token: tokens.alice });
         expect(res.status).toBe(201);
         return { accountId: body.accountId, etag: res.headers.get('etag') ?? '' };
+      },
+      backtest: async (fresh = false) => {
+        if (!fresh && sharedJob !== undefined) return sharedJob;
+        orc.clock.advance(1_000);
+        const res = await orc.request('POST', '/backtests/jobs', {
+          body: BACKTEST,
+          token: tokens.alice,
+        });
+        expect(res.status).toBe(201);
+        const jobId = (res.body as { job_id: string }).job_id;
+        if (!fresh) sharedJob = jobId;
+        return jobId;
       },
       schedule: async () => {
         const res = await orc.request('POST', '/schedules', {
@@ -415,7 +459,7 @@ describe('authorization of every route', () => {
       case 'create': {
         const bob = await send(method, await spec.call(ctx), tokens.bob);
         expect(bob.status).toBe(201);
-        expect(bob.body).toMatchObject({ ownerId: 'bob' });
+        expect(bob.body).toMatchObject({ [spec.ownerField ?? 'ownerId']: 'bob' });
         break;
       }
       case 'any':

@@ -20,6 +20,7 @@ import { RECOVERY_OPENAPI_PATHS, RECOVERY_OPENAPI_SCHEMAS } from './recovery.ope
 import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcile.openapi';
 import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
 import { SCHEDULES_OPENAPI_PATHS, SCHEDULES_OPENAPI_SCHEMAS } from '../schedules/schedules.openapi';
+import { BACKTESTS_OPENAPI_PATHS, BACKTESTS_OPENAPI_SCHEMAS } from '../backtests/backtests.openapi';
 import { EVENTS_OPENAPI_PATHS, EVENTS_OPENAPI_SCHEMAS } from './events.openapi';
 import { IDENTITY_OPENAPI_PATHS, IDENTITY_OPENAPI_SCHEMAS } from './identity.openapi';
 import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
@@ -203,6 +204,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...IDENTITY_OPENAPI_SCHEMAS,
   ...EVENTS_OPENAPI_SCHEMAS,
   ...SCHEDULES_OPENAPI_SCHEMAS,
+  ...BACKTESTS_OPENAPI_SCHEMAS,
   RunStatusSummary: {
     type: 'object',
     description:
@@ -514,6 +516,7 @@ export function buildOpenApiDocument(): Json {
       ...RECOVERY_OPENAPI_PATHS,
       ...ACCOUNTS_OPENAPI_PATHS,
       ...SCHEDULES_OPENAPI_PATHS,
+      ...BACKTESTS_OPENAPI_PATHS,
       ...INDEX_OPENAPI_PATHS,
       ...IDENTITY_OPENAPI_PATHS,
       ...EVENTS_OPENAPI_PATHS,
