@@ -28,11 +28,13 @@ export function spawnFromSource(
   // thread ends, and loading it again in a later thread crashes the process (seen under vitest).
   load('@swc/core');
   const code = [
-    `process.env.SWC_NODE_PROJECT = ${JSON.stringify(tsconfig)};`,
     `require(${JSON.stringify(register)});`,
     `require(${JSON.stringify(THREAD_SOURCE)});`,
   ].join('\n');
-  return (data) => new Worker(code, { eval: true, workerData: data, execArgv: [] });
+  // The thread's own environment holds only what the loader reads (its runtime tsconfig): a
+  // stage-B thread computes and reads no configuration.
+  const env = { SWC_NODE_PROJECT: tsconfig };
+  return (data) => new Worker(code, { eval: true, workerData: data, execArgv: [], env });
 }
 
 /**

@@ -36,6 +36,12 @@ export interface GridRequest {
   top_trades_n: number;
 }
 
+/** The grid fields of a record holding more (a job's scope or its step's inputs). */
+export function gridRequestOf(source: GridRequest): GridRequest {
+  const { strategy, execution, top_k, preselect, top_trades_n } = source;
+  return { strategy, execution, top_k, preselect, top_trades_n };
+}
+
 /**
  * Parameter names per kind, in canonical (sorted) order, and the pair that must be strictly
  * ascending (fast < slow, lower < upper): combinations breaking it are not variants.

@@ -1,14 +1,12 @@
 import type { Account } from '@tda/contracts';
+import { cliRunner } from './testing/cli-runner';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from './cli';
 import {
   startFakeApiServer,
   type FakeApiAnswer,
   type FakeApiRequest,
   type FakeApiServer,
 } from './testing/fake-api.server';
-
-const TOKEN = 'test-token-0123456789';
 
 type NewAccountBody = Partial<Account> & { accountId: string };
 
@@ -94,19 +92,7 @@ class FakeAccounts {
 describe('tda accounts', () => {
   let api: FakeApiServer;
   const fake = new FakeAccounts();
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = (): CliIo => ({
-    stdout: { write: (t: string) => out.push(t) > 0 },
-    stderr: { write: (t: string) => err.push(t) > 0 },
-    target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
-  });
-  const cli = async (...argv: string[]) => {
-    out.length = 0;
-    err.length = 0;
-    const code = await runCli(argv, io());
-    return { code, out: out.join(''), err: err.join('') };
-  };
+  const cli = cliRunner(() => api.baseUrl);
 
   beforeAll(async () => {
     api = await startFakeApiServer(fake.route);

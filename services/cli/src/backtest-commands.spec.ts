@@ -1,4 +1,5 @@
 import type { BacktestJob, BacktestTop, BacktestTopItem } from '@tda/contracts';
+import { cliRunner, TEST_TOKEN } from './testing/cli-runner';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   parseExecution,
@@ -8,7 +9,6 @@ import {
   shortVariantKeys,
   type StageMemory,
 } from './backtest-commands';
-import { runCli, type CliIo } from './cli';
 import {
   startFakeApiServer,
   type FakeApiAnswer,
@@ -16,7 +16,7 @@ import {
   type FakeApiServer,
 } from './testing/fake-api.server';
 
-const TOKEN = 'test-token-0123456789';
+const TOKEN = TEST_TOKEN;
 const JOB_ID = '20260920-103000_BTC-USDT_bt1';
 const HASHES = {
   request_hash: 'a'.repeat(64),
@@ -180,20 +180,7 @@ class FakeBacktests {
 describe('tda backtest', () => {
   let api: FakeApiServer;
   const fake = new FakeBacktests();
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = (): CliIo => ({
-    stdout: { write: (t: string) => out.push(t) > 0 },
-    stderr: { write: (t: string) => err.push(t) > 0 },
-    target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
-    watchIntervalMs: 5,
-  });
-  const cli = async (...argv: string[]) => {
-    out.length = 0;
-    err.length = 0;
-    const code = await runCli(argv, io());
-    return { code, out: out.join(''), err: err.join('') };
-  };
+  const cli = cliRunner(() => api.baseUrl, { watchIntervalMs: 5 });
   const run = (...extra: string[]) =>
     cli(
       'backtest',
@@ -399,14 +386,12 @@ describe('tda backtest', () => {
 
   it('run --watch on a terminal redraws the stage bars in place', async () => {
     fake.script = [makeJob(progress('stage_a', 1, 2)), makeJob({ state: 'succeeded' })];
-    const written: string[] = [];
-    const code = await runCli(
-      ['backtest', 'run', 'BTC-USDT', '--strategy', 'ma_cross', '--param', 'fast=5', '--watch'],
-      { ...io(), stdout: { write: (t: string) => written.push(t) > 0, isTTY: true } },
-    );
-    expect(code).toBe(0);
+    const tty = cliRunner(() => api.baseUrl, { watchIntervalMs: 5, isTTY: true });
+    const argv = ['backtest', 'run', 'BTC-USDT', '--strategy', 'ma_cross', '--param', 'fast=5'];
+    const result = await tty(...argv, '--watch');
+    expect(result.code).toBe(0);
     // 4 lines per frame (job line + 3 stages): the second frame moves up over the first.
-    expect(written.filter((t) => t === '\u001b[4F\u001b[0J')).toHaveLength(1);
+    expect(result.out.split('\u001b[4F\u001b[0J')).toHaveLength(2);
   });
 
   it('show prints the job; --json the raw answer', async () => {

@@ -1,8 +1,8 @@
 import type { FlowScheduleRequest, Signal } from '@tda/contracts';
 import { makeFlowRun, makeSignal, makeStoredSchedule, scheduleIdOf } from '@tda/flow-store/testing';
+import { cliRunner, TEST_TOKEN } from './testing/cli-runner';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScheduleView } from './api-client';
-import { runCli, type CliIo } from './cli';
 import { renderSchedule, slotText } from './schedule-commands';
 import {
   startFakeApiServer,
@@ -11,7 +11,7 @@ import {
   type FakeApiServer,
 } from './testing/fake-api.server';
 
-const TOKEN = 'test-token-0123456789';
+const TOKEN = TEST_TOKEN;
 const NEXT = [
   '2026-09-21T07:00:00.000Z',
   '2026-09-22T07:00:00.000Z',
@@ -119,20 +119,7 @@ class FakeSchedules {
 describe('tda schedule / tda signals', () => {
   let api: FakeApiServer;
   const fake = new FakeSchedules();
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = (): CliIo => ({
-    stdout: { write: (t: string) => out.push(t) > 0 },
-    stderr: { write: (t: string) => err.push(t) > 0 },
-    target: () => ({ baseUrl: api.baseUrl, token: TOKEN, source: 'env' }),
-    watchIntervalMs: 10,
-  });
-  const cli = async (...argv: string[]) => {
-    out.length = 0;
-    err.length = 0;
-    const code = await runCli(argv, io());
-    return { code, out: out.join(''), err: err.join('') };
-  };
+  const cli = cliRunner(() => api.baseUrl, { watchIntervalMs: 10 });
   const create = (...extra: string[]) =>
     cli(
       'schedule',

@@ -1,8 +1,8 @@
 import {
   countVariants,
+  gridRequestOf,
   toCandleArrays,
   type CandleArrays,
-  type GridRequest,
   type Progress,
   type VariantScore,
 } from '@tda/backtest';
@@ -32,12 +32,6 @@ function barMs(timeframe: Timeframe): number {
   return timeframe === '1M' ? 30 * 86_400_000 : fixedDurationMs(timeframe);
 }
 
-/** The job's grid: what the flow catalogue checked and fixed at creation. */
-function gridOf(inputs: BacktestInputs): GridRequest {
-  const { strategy, execution, top_k, preselect, top_trades_n } = inputs;
-  return { strategy, execution, top_k, preselect, top_trades_n } as GridRequest;
-}
-
 /**
  * BACKTEST (seed 003 backtest job): the newest `bars` complete candles by the run's asOf, then
  * stage A → stage B → finalizing (libs/backtest). Progress goes to the heartbeat (the step's
@@ -54,7 +48,7 @@ export class BacktestHandler implements StepHandler<typeof BACKTEST_STEP> {
     const asOf = ctx.run.scope.asOf;
     if (asOf === undefined) throw new StepError('INVALID_STEP_INPUTS', 'the run has no scope.asOf');
     const { candles, source } = await this.load(inputs, Date.parse(asOf), ctx.signal);
-    const grid = gridOf(inputs);
+    const grid = gridRequestOf(inputs);
     const settings = { ...this.deps.settings, topKPersistedDefault: inputs.topKPersistedDefault };
     const outcome = await runBacktestJob(candles, grid, settings, this.reporter(ctx));
     if (outcome.kind === 'aborted') {

@@ -7,6 +7,7 @@ import {
   EXECUTION_FIELDS,
   engineParamsHash,
   gridLimitsOf,
+  gridRequestOf,
   requestHash,
   type BacktestRuntimeConfig,
   type ExecutionGrid,
@@ -148,9 +149,9 @@ function inputsGrid(grid: GridRequest): InputsGrid {
   return grid as unknown as InputsGrid;
 }
 
+/** A resolved scope holds a checked grid (resolveBacktestScope). */
 function gridOf(scope: RunScope): GridRequest {
-  const { strategy, execution, top_k, preselect, top_trades_n } = scope as unknown as GridRequest;
-  return { strategy, execution, top_k, preselect, top_trades_n };
+  return gridRequestOf(scope as unknown as GridRequest);
 }
 
 function backtestScopeSchema(runtime: BacktestRuntimeConfig): ScopeSchema {

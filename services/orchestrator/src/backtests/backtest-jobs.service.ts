@@ -116,11 +116,8 @@ export class BacktestJobsService {
   }
 
   private async run(jobId: string, owner: string): Promise<FlowRun> {
-    const run = await this.runs.get(jobId, owner).catch((error: unknown) => {
-      throw isObject(error) && error['code'] === 'NOT_FOUND'
-        ? new BacktestJobNotFoundError(jobId)
-        : error;
-    });
+    // None, or another owner's: RunsService answers 404 already.
+    const run = await this.runs.get(jobId, owner);
     if (run.flowKey !== BACKTEST_FLOW_KEY) throw new BacktestJobNotFoundError(jobId);
     return run;
   }
