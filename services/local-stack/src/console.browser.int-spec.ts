@@ -177,6 +177,11 @@ describe('the console in chromium', () => {
       scope: { symbol: 'BTC-USDT', timeframes: ['4h'] },
     });
     const page = await signedIn(tokens.alice, `/runs/${run.runId}`);
+    // The worker holds the step first (a slow claim on a loaded machine is not the page's fault);
+    // from then on the page must show it running without a reload.
+    await expect
+      .poll(() => script.held.has(`${run.runId}/ohlcv_export:4h`), { timeout: 40_000 })
+      .toBe(true);
     await page
       .getByRole('button', { name: /^Step ohlcv_export:4h: Running/ })
       .waitFor({ timeout: 20_000 });
@@ -189,7 +194,7 @@ describe('the console in chromium', () => {
     await runBadge(page, 'Cancelled').waitFor({ timeout: 20_000 });
     await waitForRunStatus(asAlice(), run.runId, 'CANCELLED');
     await shot(page, 'run-cancelled');
-  }, 60_000);
+  }, 90_000);
 
   it('retries a failed step and the run succeeds', async () => {
     const run = await trigger(tokens.alice, {
