@@ -21,7 +21,7 @@ import { planChaos, REPORT_STEP, type RunPlan, type Timeframe } from './chaos-pl
 import { ChaosFlowRunStore } from './chaos-store';
 import { countingHandler, type ExecutionRecord } from './counting-handler';
 import { RogueWriter } from './rogue-writer';
-import { WorkerProcess, type LogRecord } from './worker-process';
+import { WorkerProcess, type LogRecord } from '../testing/worker-process';
 
 export const CHAOS_FLOW_KEY = 'scheduled_month_week_report_v1';
 const SYMBOL = 'BTC-USDT';
