@@ -10,3 +10,4 @@ export * from './grid-hash';
 export * from './top-k';
 export * from './stages';
 export * from './runtime-config';
+export * from './walk-forward';
