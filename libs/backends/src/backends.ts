@@ -6,12 +6,15 @@ import { FirestoreIdentityStore, InMemoryIdentityStore, type IdentityStore } fro
 import { GcsArtifactStore, LocalArtifactStore, type ArtifactStore } from '@tda/artifacts';
 import {
   createFirestore,
+  FirestoreEvaluationStore,
   FirestoreFlowRunStore,
   FirestoreScheduleStore,
   FirestoreSignalStore,
+  InMemoryEvaluationStore,
   InMemoryFlowRunStore,
   InMemoryScheduleStore,
   InMemorySignalStore,
+  type EvaluationStore,
   type FlowRunStore,
   type StepCheckpointStore,
   type ScheduleStore,
@@ -51,6 +54,8 @@ export interface Backends {
   schedules: ScheduleStore;
   /** signals/{signalId}: flow 7 signals, create-only by (schedule, slot). */
   signals: SignalStore;
+  /** evaluations/{evaluationId}: walk-forward evaluations of recommendations (orchestrator). */
+  evaluations: EvaluationStore;
   topology: Topology;
   /** Human-readable description of where things live (printed by the launcher). */
   describe(): string[];
@@ -111,6 +116,7 @@ function memoryBackends(
     identities: new InMemoryIdentityStore(),
     schedules: new InMemoryScheduleStore(),
     signals: new InMemorySignalStore(),
+    evaluations: new InMemoryEvaluationStore(),
     topology,
     describe: () => [
       'backend: memory (in-process store and bus; runs are lost on exit)',
@@ -155,6 +161,7 @@ async function googleBackends(
     identities: new FirestoreIdentityStore(firestore),
     schedules: new FirestoreScheduleStore(firestore),
     signals: new FirestoreSignalStore(firestore),
+    evaluations: new FirestoreEvaluationStore(firestore),
     topology,
     describe: () =>
       emulators

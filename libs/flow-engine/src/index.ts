@@ -27,3 +27,4 @@ export * from './status-summary';
 export * from './run-events';
 export * from './dynamic';
 export * from './schedules';
+export * from './evaluations/evaluation';

@@ -14,3 +14,7 @@ export * from './in-memory-signal.store';
 export * from './firestore-schedule.store';
 export * from './firestore-signal.store';
 export * from './step-checkpoint.port';
+export * from './evaluation-store.port';
+export * from './evaluation-documents';
+export * from './in-memory-evaluation.store';
+export * from './firestore-evaluation.store';

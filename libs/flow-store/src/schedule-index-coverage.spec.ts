@@ -5,16 +5,17 @@ import {
   type QueryShape,
 } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
+import { FirestoreEvaluationStore } from './firestore-evaluation.store';
 import { FirestoreScheduleStore } from './firestore-schedule.store';
 import { FirestoreSignalStore } from './firestore-signal.store';
 
 /**
- * Every query of the schedule and signal stores must have a composite index in
+ * Every query of the schedule, signal and evaluation stores must have a composite index in
  * deploy/firestore/firestore.indexes.json, or it fails on GCP with FAILED_PRECONDITION (the
  * emulator needs none). The shapes are recorded from the real adapters, not restated by hand.
  */
 
-const OURS = ['flow_schedules', 'signals'];
+const OURS = ['flow_schedules', 'signals', 'evaluations'];
 
 async function recordAll(): Promise<QueryShape[]> {
   const shapes: QueryShape[] = [];
@@ -25,10 +26,11 @@ async function recordAll(): Promise<QueryShape[]> {
   await schedules.listDue(new Date('2026-03-01T00:00:00Z'), 10);
   await signals.list({ ownerId: 'alice', limit: 5 });
   await signals.list({ ownerId: 'alice', symbolKey: 'BTCUSDT', limit: 5 });
+  await new FirestoreEvaluationStore(firestore).list({ ownerId: 'alice', limit: 5 });
   return shapes;
 }
 
-describe('deploy/firestore/firestore.indexes.json covers the schedule and signal queries', () => {
+describe('deploy/firestore/firestore.indexes.json covers the schedule, signal and evaluation queries', () => {
   it('records the queries of the adapters', async () => {
     expect(await recordAll()).toEqual([
       {
@@ -61,6 +63,15 @@ describe('deploy/firestore/firestore.indexes.json covers the schedule and signal
       {
         collection: 'signals',
         equality: ['ownerId', 'symbolKey'],
+        range: [],
+        orderBy: [
+          { field: 'createdAt', direction: 'desc' },
+          { field: '__name__', direction: 'desc' },
+        ],
+      },
+      {
+        collection: 'evaluations',
+        equality: ['ownerId'],
         range: [],
         orderBy: [
           { field: 'createdAt', direction: 'desc' },

@@ -57,7 +57,7 @@ export class InvalidScheduleError extends ScheduleStoreError {
 /** A stored document that does not satisfy its schema (our data is broken). */
 export class InvalidStoredDocumentError extends ScheduleStoreError {
   constructor(
-    readonly collection: 'flow_schedules' | 'signals',
+    readonly collection: 'flow_schedules' | 'signals' | 'evaluations',
     readonly id: string,
     readonly issues: readonly ValidationIssue[],
   ) {
@@ -112,7 +112,7 @@ export class ScheduleStoreUnavailableError extends ScheduleStoreError {
     readonly operation: string,
     readonly grpcStatus: string,
     cause: unknown,
-    store: 'schedule' | 'signal' = 'schedule',
+    store: 'schedule' | 'signal' | 'evaluation' = 'schedule',
   ) {
     super(
       'UPSTREAM_UNAVAILABLE',

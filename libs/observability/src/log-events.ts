@@ -46,6 +46,8 @@ export const LOG_EVENTS = [
   'schedule_tick_finished',
   'schedule_tick_failed',
   'signal_emitted',
+  // walk-forward evaluations (flow 4 at each point of a range)
+  'evaluation_point_refused',
   'reconcile_failed',
   'dispatch_failed',
   // queued runs (admission limits, per-owner quota)

@@ -6,6 +6,9 @@ import {
   type ApiTokenRequest,
   type BacktestJob,
   type BacktestJobPage,
+  type EvaluationPage,
+  type EvaluationRequest,
+  type EvaluationView,
   type BacktestStrategyKind,
   type BacktestTop,
   type ErrorCode,
@@ -431,6 +434,30 @@ export class ApiClient {
   async cancelBacktestJob(jobId: string): Promise<BacktestJob> {
     return (await this.request('POST', `/backtests/jobs/${encodeURIComponent(jobId)}/cancel`))
       .body as BacktestJob;
+  }
+
+  /** POST /evaluations/recommendations: 201 for a new one, 200 for a repeated key. */
+  async createEvaluation(
+    body: EvaluationRequest,
+  ): Promise<{ evaluation: EvaluationView; created: boolean }> {
+    const { status, body: view } = await this.request('POST', '/evaluations/recommendations', body);
+    return { evaluation: view as EvaluationView, created: status === 201 };
+  }
+
+  /** GET /evaluations/{id}: the points, their scores and the table (scored when read). */
+  async getEvaluation(evaluationId: string): Promise<EvaluationView> {
+    return (await this.request('GET', `/evaluations/${encodeURIComponent(evaluationId)}`))
+      .body as EvaluationView;
+  }
+
+  async listEvaluations(params: IndexListParams = {}): Promise<EvaluationPage> {
+    return (await this.request('GET', `/evaluations${queryString(params)}`)).body as EvaluationPage;
+  }
+
+  /** POST /evaluations/{id}/cancel (idempotent): nothing more starts, the active runs stop. */
+  async cancelEvaluation(evaluationId: string): Promise<EvaluationView> {
+    return (await this.request('POST', `/evaluations/${encodeURIComponent(evaluationId)}/cancel`))
+      .body as EvaluationView;
   }
 
   /**

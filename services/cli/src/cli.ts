@@ -5,6 +5,7 @@ import { createFirestore } from '@tda/flow-store';
 import { FirestorePromptRegistry } from '@tda/llm';
 import { addAccountCommands } from './accounts-commands';
 import { addBacktestCommands } from './backtest-commands';
+import { addEvaluateCommands } from './evaluate-commands';
 import { ApiClient, ApiError, type ReplayAnswer } from './api-client';
 import { resolveFirestoreTarget, resolveInfraTarget, type ApiTarget } from './cli-config';
 import { CliError } from './cli-error';
@@ -119,6 +120,7 @@ export function buildCli(io: CliIo, outcome: CliOutcome = { exitCode: 0 }): Comm
     addIdentityCommands,
     addSchedules,
     addBacktestCommands,
+    addEvaluateCommands,
   ]) {
     add(program, ctx);
   }

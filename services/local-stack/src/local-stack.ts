@@ -114,6 +114,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       identities: backends.identities,
       schedules: backends.schedules,
       signals: backends.signals,
+      evaluations: backends.evaluations,
       ...(hooks.clock === undefined ? {} : { clock: hooks.clock }),
       marketData: await createConfiguredCandleSource(orchestratorConfig),
       logger: options.loggerFor('orchestrator'),

@@ -88,6 +88,8 @@ export const orchestratorConfigSchema = z
     TDA_BACKTEST_JOBS_ENABLED: z.stringbool().default(true),
     /** Seed 003 `max_active_jobs_per_user`: queued + running backtest jobs per owner; one more is a 429. */
     TDA_BACKTEST_MAX_ACTIVE_JOBS_PER_OWNER: z.coerce.number().int().min(1).max(1_000).default(3),
+    /** Points one walk-forward evaluation may have (each is a run of flow 4). */
+    TDA_EVALUATION_MAX_POINTS: z.coerce.number().int().min(1).max(500).default(100),
     TDA_MAX_EXPANSION_DEPTH: z.coerce.number().int().min(1).max(10).default(1),
     /**
      * Queued runs (seed 004 `queued`): at most this many runs are RUNNING; a triggered run beyond

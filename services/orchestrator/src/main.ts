@@ -31,6 +31,7 @@ void runServiceMain({
         identities: backends.identities,
         schedules: backends.schedules,
         signals: backends.signals,
+        evaluations: backends.evaluations,
         logger,
         config,
         marketData: await createConfiguredCandleSource(config),

@@ -46,6 +46,8 @@ import { scheduleProviders } from './schedules/schedules.providers';
 import { SignalsController } from './schedules/signals.controller';
 import { BacktestJobsController } from './backtests/backtest-jobs.controller';
 import { backtestProviders } from './backtests/backtests.providers';
+import { EvaluationsController } from './evaluations/evaluations.controller';
+import { evaluationProviders } from './evaluations/evaluations.providers';
 
 /** Every controller; each HTTP route carries an @Access decision (checked at boot). */
 export const ORCHESTRATOR_CONTROLLERS = [
@@ -69,6 +71,7 @@ export const ORCHESTRATOR_CONTROLLERS = [
   SignalsController,
   AdminSchedulesController,
   BacktestJobsController,
+  EvaluationsController,
 ];
 
 /** The controllers this configuration mounts (seed 003: a disabled jobs API is not mounted). */
@@ -97,6 +100,7 @@ export class OrchestratorModule {
         ...authProviders(options),
         ...scheduleProviders(options),
         ...backtestProviders(options),
+        ...evaluationProviders(options),
         StepDispatcher,
         RunWriter,
         IdempotencyKeys,

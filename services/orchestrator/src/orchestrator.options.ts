@@ -2,12 +2,14 @@ import type { AccountStore } from '@tda/accounts';
 import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowCatalogue } from '@tda/flow-engine';
 import type {
+  EvaluationStore,
   FlowRunStore,
   RunChangeFeed,
   ScheduleStore,
   SignalStore,
   StepCheckpointStore,
 } from '@tda/flow-store';
+import type { CandleSource } from '@tda/market-data';
 import type { MessageBroker } from '@tda/messaging';
 import type { ReportIndexStore } from '@tda/report-index';
 import type { Logger, TdaMetrics } from '@tda/observability';
@@ -81,9 +83,12 @@ export interface OrchestratorModuleOptions {
    */
   schedules?: ScheduleStore;
   signals?: SignalStore;
+  /** evaluations (walk-forward). Default: in memory; main.ts and the launcher pass Backends'. */
+  evaluations?: EvaluationStore;
   /**
-   * How far the market data reaches, for the run's asOf at trigger. Default: the bundled
-   * datasets (what the OHLCV worker reads unless TDA_MARKET_DATA=ccxt).
+   * How far the market data reaches, for the run's asOf at trigger, and (when it is a whole
+   * CandleSource) the candles evaluations are scored on. Default: the bundled datasets (what
+   * the OHLCV worker reads unless TDA_MARKET_DATA=ccxt).
    */
-  marketData?: MarketCoverage;
+  marketData?: MarketCoverage | CandleSource;
 }

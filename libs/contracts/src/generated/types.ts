@@ -203,6 +203,11 @@ export type LlmReportInputs = (
  * Which model-owned output the schema describes.
  */
 export type LlmSchemaKind = 'LLM_REPORT_OUTPUT' | 'LLM_RECOMMENDATION_OUTPUT';
+export type EvaluationId = string;
+/**
+ * <n> and a unit: m, h, d or w (4h, 1d, 1w).
+ */
+export type EvaluationPeriod = string;
 /**
  * A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).
  */
@@ -219,6 +224,10 @@ export type Email = string;
  * Schema id of an LLM recommendation output format: llm_recommendation_output_v<N>, N = metadata.schemaVersion of the recommendation files it produces. Its jsonSchema's minimal invariants (an object requiring the required fields of llm_recommendation.schema.json, action a string enum of BUY|SELL|HOLD|REDUCE) are checked by the worker's pre-flight (LLM_PROFILE_INVALID), not here.
  */
 export type LlmRecommendationSchemaId = string;
+/**
+ * running: a point has no run yet or a run is not terminal; completed: every run ended; cancelled: cancel requested and every run ended.
+ */
+export type EvaluationState = 'running' | 'completed' | 'cancelled';
 
 /**
  * The accounts/{accountId} document: an account a recommendation is sized against, owned by one owner (another owner's account is a 404). A paper account holds its cash and positions here; an account with `exchange` is the live exchange account configured for the ACCOUNT_EXPORT worker (TDA_ACCOUNT_CCXT_*): its cash and positions come from the exchange, and only its name, currency and risk limits are stored. A paper account has no history: its stored state is taken as the state at a run's asOf, except positions opened after asOf (openedAt > asOf), which are left out. Written by the orchestrator API (create-only create, conditional updates on the stored version); unknown extra fields are tolerated on read.
@@ -1831,6 +1840,74 @@ export interface OhlcvExportInputs {
   [k: string]: unknown;
 }
 /**
+ * The evaluations/{evaluationId} document: a walk-forward evaluation of recommendations (issue 15). Flow 4 (recommendation_with_account_v1) runs at each point of [from, to] every `every`, at most `window` runs of it active at once (queued like any runs: each is an ordinary run of the owner, triggered with the idempotency key `<evaluationId>:<asOf>`); the orchestrator tops the window up when a run ends. The scores are not stored: GET /evaluations/{id} computes them from the runs' recommendations and the candles after each asOf. Written only by the orchestrator (create-only, then conditional updates of points and cancelRequestedAt).
+ */
+export interface RecommendationEvaluation {
+  schemaVersion: 1;
+  evaluationId: EvaluationId;
+  ownerId: string;
+  /**
+   * The flow run at each point (flow 4).
+   */
+  flowKey: 'recommendation_with_account_v1';
+  symbol: TradingSymbol;
+  from: Timestamp;
+  to: Timestamp;
+  every: EvaluationPeriod;
+  /**
+   * The scope of every run but symbol and asOf (accountId, timeframes, models, ...): checked by flow 4 when the evaluation is created.
+   */
+  scope: {
+    [k: string]: unknown;
+  };
+  costs: EvaluationCosts;
+  /**
+   * Runs of this evaluation active (queued or running) at once.
+   */
+  window: number;
+  /**
+   * One per asOf, ascending; runId once its run was triggered.
+   *
+   * @maxItems 500
+   */
+  points: {
+    asOf: Timestamp;
+    runId?: RunId;
+    error?: ErrorInfo;
+  }[];
+  idempotencyKey?: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  cancelRequestedAt?: Timestamp;
+}
+/**
+ * Costs of following a recommendation, per side, in basis points of the notional.
+ */
+export interface EvaluationCosts {
+  feeBps: number;
+  slippageBps: number;
+}
+/**
+ * POST /evaluations/recommendations: a walk-forward evaluation of recommendations — flow 4 at each point from `from` to `to` every `every` (at most TDA_EVALUATION_MAX_POINTS points), `window` runs at a time (default 2), each recommendation scored with feeBps (default 10) and slippageBps (default 0) per side.
+ */
+export interface EvaluationRequest {
+  symbol: TradingSymbol;
+  from: Timestamp;
+  to: Timestamp;
+  every: EvaluationPeriod;
+  accountId: AccountId;
+  /**
+   * More fields of flow 4's scope (timeframes, models, ...); not symbol, asOf or accountId.
+   */
+  scope?: {
+    [k: string]: unknown;
+  };
+  feeBps?: number;
+  slippageBps?: number;
+  window?: number;
+  idempotencyKey?: string;
+}
+/**
  * The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.
  */
 export interface RecommendationIndexEntry {
@@ -2093,4 +2170,95 @@ export interface ReportOutputSchemaInvariants {
     [k: string]: unknown;
   };
   [k: string]: unknown;
+}
+/**
+ * One recommendation against the candles after its asOf over its horizon (libs/backtest scoreRecommendation). pending: the data does not cover the horizon yet; no_trade: HOLD or REDUCE.
+ */
+export interface EvaluationScore {
+  status: 'scored' | 'no_trade' | 'pending';
+  direction?: 'long' | 'short' | null;
+  entryAt?: Timestamp;
+  entryPrice?: number;
+  exitAt?: Timestamp;
+  exitPrice?: number;
+  exitReason?: string;
+  hit?: boolean | null;
+  returnPct?: number | null;
+  maePct?: number | null;
+  buyAndHoldPct?: number | null;
+}
+/**
+ * One point: its run and, when the run succeeded, each of its recommendations with its score.
+ */
+export interface EvaluationItem {
+  asOf: Timestamp;
+  runId?: RunId;
+  runStatus?: RunStatus;
+  recommendations?: {
+    stepId: StepId;
+    provider: string;
+    modelName: string;
+    promptId: string;
+    action: 'BUY' | 'SELL' | 'HOLD' | 'REDUCE';
+    horizonDays?: number;
+    score: EvaluationScore;
+  }[];
+  /**
+   * Why this point has no score (its run failed, an unreadable artifact).
+   */
+  error?: string;
+}
+/**
+ * The table per provider/model/prompt: hit rate and returns over the trades (BUY/SELL scored), buy-and-hold over the same windows.
+ */
+export interface EvaluationRow {
+  provider: string;
+  modelName: string;
+  promptId: string;
+  count: number;
+  pending: number;
+  noTrade: number;
+  trades: number;
+  hitRatePct: number | null;
+  meanReturnPct: number | null;
+  medianReturnPct: number | null;
+  meanMaePct: number | null;
+  buyAndHoldMeanPct: number | null;
+  excessVsBuyAndHoldPct: number | null;
+}
+/**
+ * GET /evaluations/{evaluationId}: the evaluation, its points with their scores and the table.
+ */
+export interface EvaluationView {
+  evaluationId: EvaluationId;
+  ownerId: string;
+  state: EvaluationState;
+  symbol: TradingSymbol;
+  from: Timestamp;
+  to: Timestamp;
+  every: EvaluationPeriod;
+  scope?: {
+    [k: string]: unknown;
+  };
+  costs: EvaluationCosts;
+  window: number;
+  createdAt: Timestamp;
+  cancelRequestedAt?: Timestamp;
+  counts: {
+    points: number;
+    triggered: number;
+    active: number;
+    succeeded: number;
+    failed: number;
+    cancelled: number;
+  };
+  items: EvaluationItem[];
+  table: EvaluationRow[];
+}
+/**
+ * GET /evaluations: createdAt desc, then evaluationId desc (the documents, without scores).
+ */
+export interface EvaluationPage {
+  items: RecommendationEvaluation[];
+  nextCursor: string | null;
 }

@@ -15,6 +15,7 @@ import type {
   ChartExportInputs,
   ChartsManifest,
   ErrorInfo,
+  EvaluationRequest,
   FlowRun,
   FlowSchedule,
   FlowScheduleRequest,
@@ -32,6 +33,7 @@ import type {
   NewsExportInputs,
   OhlcvExport,
   OhlcvExportInputs,
+  RecommendationEvaluation,
   RecommendationIndexEntry,
   ReportIndexEntry,
   RunStatusSummary,
@@ -110,6 +112,10 @@ export const validate = {
     runValidator(compiled.validateOhlcvExport as CompiledValidator, data),
   ohlcvExportInputs: (data: unknown): ValidationResult<OhlcvExportInputs> =>
     runValidator(compiled.validateOhlcvExportInputs as CompiledValidator, data),
+  recommendationEvaluation: (data: unknown): ValidationResult<RecommendationEvaluation> =>
+    runValidator(compiled.validateRecommendationEvaluation as CompiledValidator, data),
+  recommendationEvaluationRequest: (data: unknown): ValidationResult<EvaluationRequest> =>
+    runValidator(compiled.validateRecommendationEvaluationRequest as CompiledValidator, data),
   recommendationIndex: (data: unknown): ValidationResult<RecommendationIndexEntry> =>
     runValidator(compiled.validateRecommendationIndex as CompiledValidator, data),
   reportIndex: (data: unknown): ValidationResult<ReportIndexEntry> =>

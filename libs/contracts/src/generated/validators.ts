@@ -26001,16 +26001,1163 @@ validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 export const validateOhlcvExportInputs = validate80;
 
-export const validateRecommendationIndex = validate162;
-const schema364 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
-const schema376 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
-const pattern231 = new RegExp("^[A-Z0-9]{2,40}$", "u");
+export const validateRecommendationEvaluation = validate162;
+const schema364 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_evaluation.schema.json","title":"RecommendationEvaluation","description":"The evaluations/{evaluationId} document: a walk-forward evaluation of recommendations (issue 15). Flow 4 (recommendation_with_account_v1) runs at each point of [from, to] every `every`, at most `window` runs of it active at once (queued like any runs: each is an ordinary run of the owner, triggered with the idempotency key `<evaluationId>:<asOf>`); the orchestrator tops the window up when a run ends. The scores are not stored: GET /evaluations/{id} computes them from the runs' recommendations and the candles after each asOf. Written only by the orchestrator (create-only, then conditional updates of points and cancelRequestedAt).","type":"object","required":["schemaVersion","evaluationId","ownerId","flowKey","symbol","from","to","every","scope","costs","window","points","createdAt","updatedAt"],"properties":{"schemaVersion":{"const":1},"evaluationId":{"$ref":"#/$defs/EvaluationId"},"ownerId":{"type":"string","minLength":1,"maxLength":200},"flowKey":{"description":"The flow run at each point (flow 4).","const":"recommendation_with_account_v1"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"},"every":{"$ref":"#/$defs/EvaluationPeriod"},"scope":{"description":"The scope of every run but symbol and asOf (accountId, timeframes, models, ...): checked by flow 4 when the evaluation is created.","type":"object"},"costs":{"$ref":"#/$defs/EvaluationCosts"},"window":{"description":"Runs of this evaluation active (queued or running) at once.","type":"integer","minimum":1,"maximum":10},"points":{"description":"One per asOf, ascending; runId once its run was triggered.","type":"array","maxItems":500,"items":{"type":"object","required":["asOf"],"properties":{"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"error":{"description":"The trigger of this point was refused (e.g. no market data at its asOf): the point is skipped.","$ref":"error.schema.json"}},"additionalProperties":false}},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"updatedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"description":"Set by POST /evaluations/{id}/cancel: no further run is triggered and the active ones are cancelled.","$ref":"common.schema.json#/$defs/Timestamp"}},"additionalProperties":false,"$defs":{"EvaluationId":{"title":"EvaluationId","type":"string","pattern":"^evl_[a-z0-9]{20}$"},"EvaluationPeriod":{"title":"EvaluationPeriod","description":"<n> and a unit: m, h, d or w (4h, 1d, 1w).","type":"string","pattern":"^[1-9][0-9]{0,3}[mhdw]$"},"EvaluationCosts":{"title":"EvaluationCosts","description":"Costs of following a recommendation, per side, in basis points of the notional.","type":"object","required":["feeBps","slippageBps"],"properties":{"feeBps":{"type":"number","minimum":0,"maximum":1000},"slippageBps":{"type":"number","minimum":0,"maximum":1000}},"additionalProperties":false},"EvaluationState":{"title":"EvaluationState","description":"running: a point has no run yet or a run is not terminal; completed: every run ended; cancelled: cancel requested and every run ended.","type":"string","enum":["running","completed","cancelled"]},"EvaluationScore":{"title":"EvaluationScore","description":"One recommendation against the candles after its asOf over its horizon (libs/backtest scoreRecommendation). pending: the data does not cover the horizon yet; no_trade: HOLD or REDUCE.","type":"object","required":["status"],"properties":{"status":{"type":"string","enum":["scored","no_trade","pending"]},"direction":{"type":["string","null"],"enum":["long","short",null]},"entryAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"entryPrice":{"type":"number"},"exitAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"exitPrice":{"type":"number"},"exitReason":{"type":"string"},"hit":{"type":["boolean","null"]},"returnPct":{"type":["number","null"]},"maePct":{"type":["number","null"]},"buyAndHoldPct":{"type":["number","null"]}},"additionalProperties":false},"EvaluationItem":{"title":"EvaluationItem","description":"One point: its run and, when the run succeeded, each of its recommendations with its score.","type":"object","required":["asOf"],"properties":{"asOf":{"$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"runStatus":{"$ref":"common.schema.json#/$defs/RunStatus"},"recommendations":{"type":"array","items":{"type":"object","required":["stepId","provider","modelName","promptId","action","score"],"properties":{"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"provider":{"type":"string"},"modelName":{"type":"string"},"promptId":{"type":"string"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"horizonDays":{"type":"number"},"score":{"$ref":"#/$defs/EvaluationScore"}},"additionalProperties":false}},"error":{"description":"Why this point has no score (its run failed, an unreadable artifact).","type":"string"}},"additionalProperties":false},"EvaluationRow":{"title":"EvaluationRow","description":"The table per provider/model/prompt: hit rate and returns over the trades (BUY/SELL scored), buy-and-hold over the same windows.","type":"object","required":["provider","modelName","promptId","count","pending","noTrade","trades","hitRatePct","meanReturnPct","medianReturnPct","meanMaePct","buyAndHoldMeanPct","excessVsBuyAndHoldPct"],"properties":{"provider":{"type":"string"},"modelName":{"type":"string"},"promptId":{"type":"string"},"count":{"type":"integer","minimum":0},"pending":{"type":"integer","minimum":0},"noTrade":{"type":"integer","minimum":0},"trades":{"type":"integer","minimum":0},"hitRatePct":{"type":["number","null"]},"meanReturnPct":{"type":["number","null"]},"medianReturnPct":{"type":["number","null"]},"meanMaePct":{"type":["number","null"]},"buyAndHoldMeanPct":{"type":["number","null"]},"excessVsBuyAndHoldPct":{"type":["number","null"]}},"additionalProperties":false},"EvaluationView":{"title":"EvaluationView","description":"GET /evaluations/{evaluationId}: the evaluation, its points with their scores and the table.","type":"object","required":["evaluationId","ownerId","state","symbol","from","to","every","costs","window","createdAt","counts","items","table"],"properties":{"evaluationId":{"$ref":"#/$defs/EvaluationId"},"ownerId":{"type":"string","minLength":1},"state":{"$ref":"#/$defs/EvaluationState"},"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"},"every":{"$ref":"#/$defs/EvaluationPeriod"},"scope":{"type":"object"},"costs":{"$ref":"#/$defs/EvaluationCosts"},"window":{"type":"integer"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"cancelRequestedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"counts":{"type":"object","required":["points","triggered","active","succeeded","failed","cancelled"],"properties":{"points":{"type":"integer","minimum":0},"triggered":{"type":"integer","minimum":0},"active":{"type":"integer","minimum":0},"succeeded":{"type":"integer","minimum":0},"failed":{"type":"integer","minimum":0},"cancelled":{"type":"integer","minimum":0}},"additionalProperties":false},"items":{"type":"array","items":{"$ref":"#/$defs/EvaluationItem"}},"table":{"type":"array","items":{"$ref":"#/$defs/EvaluationRow"}}},"additionalProperties":false},"EvaluationPage":{"title":"EvaluationPage","description":"GET /evaluations: createdAt desc, then evaluationId desc (the documents, without scores).","type":"object","required":["items","nextCursor"],"properties":{"items":{"type":"array","items":{"$ref":"#"}},"nextCursor":{"type":["string","null"]}},"additionalProperties":false}}};
+const schema365 = {"title":"EvaluationId","type":"string","pattern":"^evl_[a-z0-9]{20}$"};
+const schema369 = {"title":"EvaluationPeriod","description":"<n> and a unit: m, h, d or w (4h, 1d, 1w).","type":"string","pattern":"^[1-9][0-9]{0,3}[mhdw]$"};
+const schema370 = {"title":"EvaluationCosts","description":"Costs of following a recommendation, per side, in basis points of the notional.","type":"object","required":["feeBps","slippageBps"],"properties":{"feeBps":{"type":"number","minimum":0,"maximum":1000},"slippageBps":{"type":"number","minimum":0,"maximum":1000}},"additionalProperties":false};
+const pattern221 = new RegExp("^evl_[a-z0-9]{20}$", "u");
+const pattern225 = new RegExp("^[1-9][0-9]{0,3}[mhdw]$", "u");
 
 function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://schemas.tda.dev/recommendation_index.schema.json" */;
+/*# sourceURL="https://schemas.tda.dev/recommendation_evaluation.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate162.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.schemaVersion === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "schemaVersion"},message:"must have required property '"+"schemaVersion"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.evaluationId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evaluationId"},message:"must have required property '"+"evaluationId"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ownerId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ownerId"},message:"must have required property '"+"ownerId"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.flowKey === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "flowKey"},message:"must have required property '"+"flowKey"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.symbol === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.from === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.to === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.every === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "every"},message:"must have required property '"+"every"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.scope === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scope"},message:"must have required property '"+"scope"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.costs === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "costs"},message:"must have required property '"+"costs"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.window === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "window"},message:"must have required property '"+"window"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.points === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "points"},message:"must have required property '"+"points"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data.updatedAt === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "updatedAt"},message:"must have required property '"+"updatedAt"+"'"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema364.properties, key0))){
+const err14 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.schemaVersion !== undefined){
+if(1 !== data.schemaVersion){
+const err15 = {instancePath:instancePath+"/schemaVersion",schemaPath:"#/properties/schemaVersion/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.evaluationId !== undefined){
+let data1 = data.evaluationId;
+if(typeof data1 === "string"){
+if(!pattern221.test(data1)){
+const err16 = {instancePath:instancePath+"/evaluationId",schemaPath:"#/$defs/EvaluationId/pattern",keyword:"pattern",params:{pattern: "^evl_[a-z0-9]{20}$"},message:"must match pattern \""+"^evl_[a-z0-9]{20}$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/evaluationId",schemaPath:"#/$defs/EvaluationId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.ownerId !== undefined){
+let data2 = data.ownerId;
+if(typeof data2 === "string"){
+if(data2.length > 200){
+const err18 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data2.length < 1){
+const err19 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/ownerId",schemaPath:"#/properties/ownerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.flowKey !== undefined){
+if("recommendation_with_account_v1" !== data.flowKey){
+const err21 = {instancePath:instancePath+"/flowKey",schemaPath:"#/properties/flowKey/const",keyword:"const",params:{allowedValue: "recommendation_with_account_v1"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data4 = data.symbol;
+if(typeof data4 === "string"){
+if(!pattern7.test(data4)){
+const err22 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data5 = data.from;
+if(typeof data5 === "string"){
+if(!pattern8.test(data5)){
+const err24 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.to !== undefined){
+let data6 = data.to;
+if(typeof data6 === "string"){
+if(!pattern8.test(data6)){
+const err26 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.every !== undefined){
+let data7 = data.every;
+if(typeof data7 === "string"){
+if(!pattern225.test(data7)){
+const err28 = {instancePath:instancePath+"/every",schemaPath:"#/$defs/EvaluationPeriod/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]{0,3}[mhdw]$"},message:"must match pattern \""+"^[1-9][0-9]{0,3}[mhdw]$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/every",schemaPath:"#/$defs/EvaluationPeriod/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.scope !== undefined){
+let data8 = data.scope;
+if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
+const err30 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.costs !== undefined){
+let data9 = data.costs;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.feeBps === undefined){
+const err31 = {instancePath:instancePath+"/costs",schemaPath:"#/$defs/EvaluationCosts/required",keyword:"required",params:{missingProperty: "feeBps"},message:"must have required property '"+"feeBps"+"'"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data9.slippageBps === undefined){
+const err32 = {instancePath:instancePath+"/costs",schemaPath:"#/$defs/EvaluationCosts/required",keyword:"required",params:{missingProperty: "slippageBps"},message:"must have required property '"+"slippageBps"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+for(const key1 in data9){
+if(!((key1 === "feeBps") || (key1 === "slippageBps"))){
+const err33 = {instancePath:instancePath+"/costs",schemaPath:"#/$defs/EvaluationCosts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data9.feeBps !== undefined){
+let data10 = data9.feeBps;
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 1000 || isNaN(data10)){
+const err34 = {instancePath:instancePath+"/costs/feeBps",schemaPath:"#/$defs/EvaluationCosts/properties/feeBps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(data10 < 0 || isNaN(data10)){
+const err35 = {instancePath:instancePath+"/costs/feeBps",schemaPath:"#/$defs/EvaluationCosts/properties/feeBps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/costs/feeBps",schemaPath:"#/$defs/EvaluationCosts/properties/feeBps/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data9.slippageBps !== undefined){
+let data11 = data9.slippageBps;
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 1000 || isNaN(data11)){
+const err37 = {instancePath:instancePath+"/costs/slippageBps",schemaPath:"#/$defs/EvaluationCosts/properties/slippageBps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(data11 < 0 || isNaN(data11)){
+const err38 = {instancePath:instancePath+"/costs/slippageBps",schemaPath:"#/$defs/EvaluationCosts/properties/slippageBps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/costs/slippageBps",schemaPath:"#/$defs/EvaluationCosts/properties/slippageBps/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/costs",schemaPath:"#/$defs/EvaluationCosts/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.window !== undefined){
+let data12 = data.window;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err41 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 10 || isNaN(data12)){
+const err42 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data12 < 1 || isNaN(data12)){
+const err43 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.points !== undefined){
+let data13 = data.points;
+if(Array.isArray(data13)){
+if(data13.length > 500){
+const err44 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+let data14 = data13[i0];
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.asOf === undefined){
+const err45 = {instancePath:instancePath+"/points/" + i0,schemaPath:"#/properties/points/items/required",keyword:"required",params:{missingProperty: "asOf"},message:"must have required property '"+"asOf"+"'"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+for(const key2 in data14){
+if(!(((key2 === "asOf") || (key2 === "runId")) || (key2 === "error"))){
+const err46 = {instancePath:instancePath+"/points/" + i0,schemaPath:"#/properties/points/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data14.asOf !== undefined){
+let data15 = data14.asOf;
+if(typeof data15 === "string"){
+if(!pattern8.test(data15)){
+const err47 = {instancePath:instancePath+"/points/" + i0+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/points/" + i0+"/asOf",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data14.runId !== undefined){
+let data16 = data14.runId;
+if(typeof data16 === "string"){
+if(data16.length > 120){
+const err49 = {instancePath:instancePath+"/points/" + i0+"/runId",schemaPath:"common.schema.json#/$defs/RunId/maxLength",keyword:"maxLength",params:{limit: 120},message:"must NOT have more than 120 characters"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(!pattern9.test(data16)){
+const err50 = {instancePath:instancePath+"/points/" + i0+"/runId",schemaPath:"common.schema.json#/$defs/RunId/pattern",keyword:"pattern",params:{pattern: "^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"},message:"must match pattern \""+"^[0-9]{8}-[0-9]{6}_[A-Za-z0-9]+(-[A-Za-z0-9]+)*_[a-z0-9]{3,6}$"+"\""};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/points/" + i0+"/runId",schemaPath:"common.schema.json#/$defs/RunId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(data14.error !== undefined){
+if(!(validate31(data14.error, {instancePath:instancePath+"/points/" + i0+"/error",parentData:data14,parentDataProperty:"error",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/points/" + i0,schemaPath:"#/properties/points/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/points",schemaPath:"#/properties/points/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data.idempotencyKey !== undefined){
+let data18 = data.idempotencyKey;
+if(typeof data18 === "string"){
+if(data18.length > 200){
+const err54 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data18.length < 1){
+const err55 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data19 = data.createdAt;
+if(typeof data19 === "string"){
+if(!pattern8.test(data19)){
+const err57 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/createdAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data.updatedAt !== undefined){
+let data20 = data.updatedAt;
+if(typeof data20 === "string"){
+if(!pattern8.test(data20)){
+const err59 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/updatedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data.cancelRequestedAt !== undefined){
+let data21 = data.cancelRequestedAt;
+if(typeof data21 === "string"){
+if(!pattern8.test(data21)){
+const err61 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/cancelRequestedAt",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+validate162.errors = vErrors;
+return errors === 0;
+}
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRecommendationEvaluationRequest = validate164;
+const schema376 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_evaluation_request.schema.json","title":"EvaluationRequest","description":"POST /evaluations/recommendations: a walk-forward evaluation of recommendations — flow 4 at each point from `from` to `to` every `every` (at most TDA_EVALUATION_MAX_POINTS points), `window` runs at a time (default 2), each recommendation scored with feeBps (default 10) and slippageBps (default 0) per side.","type":"object","required":["symbol","from","to","every","accountId"],"properties":{"symbol":{"$ref":"common.schema.json#/$defs/Symbol"},"from":{"$ref":"common.schema.json#/$defs/Timestamp"},"to":{"$ref":"common.schema.json#/$defs/Timestamp"},"every":{"$ref":"recommendation_evaluation.schema.json#/$defs/EvaluationPeriod"},"accountId":{"$ref":"common.schema.json#/$defs/AccountId"},"scope":{"description":"More fields of flow 4's scope (timeframes, models, ...); not symbol, asOf or accountId.","type":"object"},"feeBps":{"type":"number","minimum":0,"maximum":1000},"slippageBps":{"type":"number","minimum":0,"maximum":1000},"window":{"type":"integer","minimum":1,"maximum":10},"idempotencyKey":{"type":"string","minLength":1,"maxLength":200}},"additionalProperties":false};
+
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/recommendation_evaluation_request.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate164.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.symbol === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "symbol"},message:"must have required property '"+"symbol"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.from === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.to === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.every === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "every"},message:"must have required property '"+"every"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.accountId === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "accountId"},message:"must have required property '"+"accountId"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema376.properties, key0))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.symbol !== undefined){
+let data0 = data.symbol;
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err6 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"},message:"must match pattern \""+"^[A-Za-z0-9]{2,20}([/\\-][A-Za-z0-9]{2,20})?$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/symbol",schemaPath:"common.schema.json#/$defs/Symbol/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data1 = data.from;
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+const err8 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/from",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.to !== undefined){
+let data2 = data.to;
+if(typeof data2 === "string"){
+if(!pattern8.test(data2)){
+const err10 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?Z$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/to",schemaPath:"common.schema.json#/$defs/Timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.every !== undefined){
+let data3 = data.every;
+if(typeof data3 === "string"){
+if(!pattern225.test(data3)){
+const err12 = {instancePath:instancePath+"/every",schemaPath:"recommendation_evaluation.schema.json#/$defs/EvaluationPeriod/pattern",keyword:"pattern",params:{pattern: "^[1-9][0-9]{0,3}[mhdw]$"},message:"must match pattern \""+"^[1-9][0-9]{0,3}[mhdw]$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/every",schemaPath:"recommendation_evaluation.schema.json#/$defs/EvaluationPeriod/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.accountId !== undefined){
+let data4 = data.accountId;
+if(typeof data4 === "string"){
+if(!pattern4.test(data4)){
+const err14 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/accountId",schemaPath:"common.schema.json#/$defs/AccountId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.scope !== undefined){
+let data5 = data.scope;
+if(!(data5 && typeof data5 == "object" && !Array.isArray(data5))){
+const err16 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.feeBps !== undefined){
+let data6 = data.feeBps;
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 1000 || isNaN(data6)){
+const err17 = {instancePath:instancePath+"/feeBps",schemaPath:"#/properties/feeBps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data6 < 0 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/feeBps",schemaPath:"#/properties/feeBps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/feeBps",schemaPath:"#/properties/feeBps/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.slippageBps !== undefined){
+let data7 = data.slippageBps;
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 1000 || isNaN(data7)){
+const err20 = {instancePath:instancePath+"/slippageBps",schemaPath:"#/properties/slippageBps/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data7 < 0 || isNaN(data7)){
+const err21 = {instancePath:instancePath+"/slippageBps",schemaPath:"#/properties/slippageBps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/slippageBps",schemaPath:"#/properties/slippageBps/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.window !== undefined){
+let data8 = data.window;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err23 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 10 || isNaN(data8)){
+const err24 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data8 < 1 || isNaN(data8)){
+const err25 = {instancePath:instancePath+"/window",schemaPath:"#/properties/window/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+if(data.idempotencyKey !== undefined){
+let data9 = data.idempotencyKey;
+if(typeof data9 === "string"){
+if(data9.length > 200){
+const err26 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(data9.length < 1){
+const err27 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate164.errors = vErrors;
+return errors === 0;
+}
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateRecommendationIndex = validate165;
+const schema382 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/recommendation_index.schema.json","title":"RecommendationIndexEntry","description":"The recommendations/{recoId} document (seed 001 index): the metadata of one LLM recommendation, to list and filter recommendations without reading runs or artifacts; the recommendation itself stays the LLM_RECOMMENDATION artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic recoId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock). Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","recoId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","action","signal_strength","headline","provider","modelName","reportIds","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"recoId":{"description":"= the document id: recommendationIdFor(runId, stepId) of the producing run.","$ref":"common.schema.json#/$defs/RecommendationId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the artifact's metadata.asOf = the run's scope.asOf).","$ref":"common.schema.json#/$defs/Timestamp"},"accountId":{"description":"The account the recommendation was sized against, when there was one.","$ref":"common.schema.json#/$defs/AccountId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"Conviction 0..1 (output.signal_strength; seed 001 name).","type":"number","minimum":0,"maximum":1},"headline":{"description":"output.headline as plain text (control characters dropped).","type":"string","minLength":1,"maxLength":200},"provider":{"type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"reportIds":{"description":"The reports given to the model (metadata.inputs.reports), in that order: their reports/{reportId} entries.","type":"array","items":{"$ref":"common.schema.json#/$defs/ReportId"},"maxItems":50},"createdAt":{"description":"When the recommendation was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt).","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The recommendation artifact (llm_recommendation_file).","$ref":"common.schema.json#/$defs/GcsUri"}}};
+const schema394 = {"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"};
+const pattern246 = new RegExp("^[A-Z0-9]{2,40}$", "u");
+
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://schemas.tda.dev/recommendation_index.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -26406,7 +27553,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern231.test(data7)){
+if(!pattern246.test(data7)){
 const err35 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err35];
@@ -26491,7 +27638,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((data10 === "BUY") || (data10 === "SELL")) || (data10 === "HOLD")) || (data10 === "REDUCE"))){
-const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema364.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema382.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -26584,7 +27731,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data13 === "gemini") || (data13 === "vertex")) || (data13 === "offline"))){
-const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema364.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema382.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -26741,19 +27888,19 @@ vErrors.push(err62);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":{"schemaVersion":true,"recoId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"accountId":true,"action":true,"signal_strength":true,"headline":true,"provider":true,"modelName":true,"reportIds":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateReportIndex = validate163;
-const schema370 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
+export const validateReportIndex = validate166;
+const schema388 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/report_index.schema.json","title":"ReportIndexEntry","description":"The reports/{reportId} document (seed 001 index): the metadata of one LLM report, to find reports without reading runs or artifacts; the report itself stays the LLM_REPORT artifact at gcs_uri. Written only by the orchestrator, create-only under the deterministic reportId of the producing (runId, stepId), so a redelivered step event, a replay or a backfill writes nothing new. Every field is derived from the run document and the artifact alone (no wall clock), so whichever of them writes first writes the same document. Unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","reportId","ownerId","runId","stepId","flowKey","symbol","symbolKey","asOf","provider","modelName","promptId","headline","createdAt","gcs_uri"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"reportId":{"description":"= the document id: reportIdFor(runId, stepId) of the run that produced the report (for a step a rerun reused, the producing run's).","$ref":"common.schema.json#/$defs/ReportId"},"ownerId":{"description":"The run's owner: who may list and read the entry (another owner's entry is a 404; filtered in the query).","type":"string","minLength":1,"maxLength":200},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as the user wrote it (BTC-USDT, BTC/USDT, ...).","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries: upper case, separators removed (BTC-USDT, btc/usdt and BTCUSDT are all BTCUSDT).","$ref":"#/$defs/SymbolKey"},"timeframe":{"description":"The report's timeframe; absent for a cross-timeframe report.","$ref":"common.schema.json#/$defs/Timeframe"},"asOf":{"description":"The moment the report describes: the run's scope.asOf; for runs created before asOf existed, the run's createdAt.","$ref":"common.schema.json#/$defs/Timestamp"},"provider":{"description":"Who produced the report (the artifact's metadata.provider).","type":"string","enum":["gemini","vertex","offline"]},"modelName":{"type":"string","minLength":1,"maxLength":128},"promptId":{"type":"string","pattern":"^[a-z][a-z0-9_]*_v[1-9][0-9]*$"},"headline":{"description":"The first non-empty line of output.summary.markdown as plain text (heading marks, emphasis, code ticks and link targets removed; control characters dropped), at most 200 characters ('…' when cut).","type":"string","minLength":1,"maxLength":200},"bias":{"description":"output.details.trend.direction when the report states one of these values; absent otherwise.","type":"string","enum":["bullish","bearish","sideways"]},"confidence":{"description":"0..1: output.details.confidence when the report gives a number in 0..1; otherwise derived from output.details.trend.strength (weak 0.3, moderate 0.6, strong 0.9); absent when the report has neither.","type":"number","minimum":0,"maximum":1},"createdAt":{"description":"When the report was produced: the step's finishedAt (else the artifact's metadata.generatedAt, else the run's updatedAt). Not the time the entry was written, so every writer writes the same document.","$ref":"common.schema.json#/$defs/Timestamp"},"gcs_uri":{"description":"The report artifact (llm_report_file).","$ref":"common.schema.json#/$defs/GcsUri"}},"$defs":{"SymbolKey":{"title":"SymbolKey","description":"A trading symbol compacted for equality queries: BASE+QUOTE in upper case without separators (BTCUSDT).","type":"string","pattern":"^[A-Z0-9]{2,40}$"}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/report_index.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27129,7 +28276,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data7 = data.symbolKey;
 if(typeof data7 === "string"){
-if(!pattern231.test(data7)){
+if(!pattern246.test(data7)){
 const err33 = {instancePath:instancePath+"/symbolKey",schemaPath:"#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -27212,7 +28359,7 @@ vErrors.push(err39);
 errors++;
 }
 if(!(((data10 === "gemini") || (data10 === "vertex")) || (data10 === "offline"))){
-const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema370.properties.provider.enum},message:"must be equal to one of the allowed values"};
+const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/enum",keyword:"enum",params:{allowedValues: schema388.properties.provider.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -27330,7 +28477,7 @@ vErrors.push(err49);
 errors++;
 }
 if(!(((data14 === "bullish") || (data14 === "bearish")) || (data14 === "sideways"))){
-const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema370.properties.bias.enum},message:"must be equal to one of the allowed values"};
+const err50 = {instancePath:instancePath+"/bias",schemaPath:"#/properties/bias/enum",keyword:"enum",params:{allowedValues: schema388.properties.bias.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -27436,19 +28583,19 @@ vErrors.push(err58);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":{"schemaVersion":true,"reportId":true,"ownerId":true,"runId":true,"stepId":true,"flowKey":true,"symbol":true,"symbolKey":true,"timeframe":true,"asOf":true,"provider":true,"modelName":true,"promptId":true,"headline":true,"bias":true,"confidence":true,"createdAt":true,"gcs_uri":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunStatusSummary = validate164;
-const schema387 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
+export const validateRunStatusSummary = validate167;
+const schema405 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/run_status_summary.schema.json","title":"RunStatusSummary","description":"GET /runs/{runId}/status (seed 004 status.json): the small view a poller reads every few seconds, with an ETag so an unchanged run costs a 304. Field names follow the seed. `status` is the seed's lifecycle word for the run's TDA status (run_status): PENDING -> queued, RUNNING -> running, SUCCEEDED -> completed, FAILED -> failed, CANCELLED -> cancelled (TDA's addition: an owner's cancel). completed, failed and cancelled are terminal: polling stops.","type":"object","required":["run_id","flow_key","status","run_status","trigger","started_at","finished_at","current_step","steps_total","steps_completed","error"],"properties":{"run_id":{"$ref":"common.schema.json#/$defs/RunId"},"flow_key":{"$ref":"common.schema.json#/$defs/FlowKey"},"status":{"type":"string","enum":["queued","running","completed","failed","cancelled"]},"run_status":{"$ref":"common.schema.json#/$defs/RunStatus"},"trigger":{"description":"How the run was started (run.trigger.type, lower case as in the seed).","type":"string","enum":["scheduler","user","system","debug_http"]},"started_at":{"description":"When the run left the queue (run.startedAt); null while queued.","anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"finished_at":{"anyOf":[{"$ref":"common.schema.json#/$defs/Timestamp"},{"type":"null"}]},"current_step":{"description":"progress.currentStepId: the step running now (first in DAG order), else where the run stopped or what runs next; null before any step is ready.","anyOf":[{"$ref":"common.schema.json#/$defs/StepId"},{"type":"null"}]},"steps_total":{"type":"integer","minimum":0},"steps_completed":{"description":"Steps that finished successfully: SUCCEEDED or SKIPPED.","type":"integer","minimum":0},"error":{"description":"The run's error as `CODE: message` (seed 004), null unless the run FAILED or was CANCELLED with a reason.","anyOf":[{"type":"string","maxLength":2100},{"type":"null"}]}},"additionalProperties":false};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/run_status_summary.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -27567,7 +28714,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema387.properties, key0))){
+if(!(func1.call(schema405.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -27661,7 +28808,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((((data2 === "queued") || (data2 === "running")) || (data2 === "completed")) || (data2 === "failed")) || (data2 === "cancelled"))){
-const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema387.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema405.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -27707,7 +28854,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!((((data4 === "scheduler") || (data4 === "user")) || (data4 === "system")) || (data4 === "debug_http"))){
-const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema387.properties.trigger.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/trigger",schemaPath:"#/properties/trigger/enum",keyword:"enum",params:{allowedValues: schema405.properties.trigger.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -28044,21 +29191,21 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSignal = validate165;
-const schema394 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/signal.schema.json","title":"Signal","description":"The signals/{signalId} document (flow 7): the recommendation of a scheduled run whose signal_strength reached its schedule's minSignalStrength. One per (scheduleId, slot): the id is deterministic and the document create-only, so a replay or a redelivered step event writes and publishes nothing new. The same fields (without publishedAt) are the body of the message on the <prefix>-signals Pub/Sub topic. Written only by the orchestrator (flow-engine decideSignal); unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","signalId","ownerId","scheduleId","slotAt","runId","flowKey","symbol","symbolKey","asOf","recommendationId","action","signal_strength","minSignalStrength","headline","createdAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"signalId":{"description":"= the document id: flow-engine signalIdFor(scheduleId, slotAt).","$ref":"#/$defs/SignalId"},"ownerId":{"description":"The schedule's (and its run's) owner: who may list the signal.","$ref":"common.schema.json#/$defs/OwnerId"},"scheduleId":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleId"},"slotAt":{"description":"The slot of the schedule the run fired for.","$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as written.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries (GET /signals?symbol=).","$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the run's scope.asOf = the slot time).","$ref":"common.schema.json#/$defs/Timestamp"},"recommendationId":{"description":"The recommendations/{recoId} index entry of the recommendation.","$ref":"common.schema.json#/$defs/RecommendationId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"The recommendation's conviction 0..1 (seed 001 name).","type":"number","minimum":0,"maximum":1},"minSignalStrength":{"description":"The schedule's threshold when the signal was decided.","type":"number","minimum":0,"maximum":1},"headline":{"description":"The recommendation's one-line headline.","type":"string","minLength":1,"maxLength":200},"createdAt":{"description":"When the signal was decided (list order: createdAt desc).","$ref":"common.schema.json#/$defs/Timestamp"},"publishedAt":{"description":"Set once the message on <prefix>-signals was published; absent: not yet (the orchestrator republishes an unpublished signal, never a published one).","$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"SignalId":{"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"}}};
-const schema395 = {"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"};
-const pattern247 = new RegExp("^sig_[0-9a-f]{24}$", "u");
+export const validateSignal = validate168;
+const schema412 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/signal.schema.json","title":"Signal","description":"The signals/{signalId} document (flow 7): the recommendation of a scheduled run whose signal_strength reached its schedule's minSignalStrength. One per (scheduleId, slot): the id is deterministic and the document create-only, so a replay or a redelivered step event writes and publishes nothing new. The same fields (without publishedAt) are the body of the message on the <prefix>-signals Pub/Sub topic. Written only by the orchestrator (flow-engine decideSignal); unknown extra fields are tolerated on read.","type":"object","required":["schemaVersion","signalId","ownerId","scheduleId","slotAt","runId","flowKey","symbol","symbolKey","asOf","recommendationId","action","signal_strength","minSignalStrength","headline","createdAt"],"properties":{"schemaVersion":{"description":"Version of this document format (1).","type":"integer","minimum":1},"signalId":{"description":"= the document id: flow-engine signalIdFor(scheduleId, slotAt).","$ref":"#/$defs/SignalId"},"ownerId":{"description":"The schedule's (and its run's) owner: who may list the signal.","$ref":"common.schema.json#/$defs/OwnerId"},"scheduleId":{"$ref":"flow_schedule.schema.json#/$defs/ScheduleId"},"slotAt":{"description":"The slot of the schedule the run fired for.","$ref":"common.schema.json#/$defs/Timestamp"},"runId":{"$ref":"common.schema.json#/$defs/RunId"},"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"symbol":{"description":"The run's scope.symbol as written.","$ref":"common.schema.json#/$defs/Symbol"},"symbolKey":{"description":"The symbol compacted for queries (GET /signals?symbol=).","$ref":"report_index.schema.json#/$defs/SymbolKey"},"asOf":{"description":"The moment the recommendation describes (the run's scope.asOf = the slot time).","$ref":"common.schema.json#/$defs/Timestamp"},"recommendationId":{"description":"The recommendations/{recoId} index entry of the recommendation.","$ref":"common.schema.json#/$defs/RecommendationId"},"action":{"type":"string","enum":["BUY","SELL","HOLD","REDUCE"]},"signal_strength":{"description":"The recommendation's conviction 0..1 (seed 001 name).","type":"number","minimum":0,"maximum":1},"minSignalStrength":{"description":"The schedule's threshold when the signal was decided.","type":"number","minimum":0,"maximum":1},"headline":{"description":"The recommendation's one-line headline.","type":"string","minLength":1,"maxLength":200},"createdAt":{"description":"When the signal was decided (list order: createdAt desc).","$ref":"common.schema.json#/$defs/Timestamp"},"publishedAt":{"description":"Set once the message on <prefix>-signals was published; absent: not yet (the orchestrator republishes an unpublished signal, never a published one).","$ref":"common.schema.json#/$defs/Timestamp"}},"$defs":{"SignalId":{"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"}}};
+const schema413 = {"title":"SignalId","description":"signals/{signalId}: sig_ + 24 hex digits of the sha256 of (scheduleId, slot).","type":"string","pattern":"^sig_[0-9a-f]{24}$"};
+const pattern262 = new RegExp("^sig_[0-9a-f]{24}$", "u");
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/signal.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate168.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -28254,7 +29401,7 @@ errors++;
 if(data.signalId !== undefined){
 let data1 = data.signalId;
 if(typeof data1 === "string"){
-if(!pattern247.test(data1)){
+if(!pattern262.test(data1)){
 const err18 = {instancePath:instancePath+"/signalId",schemaPath:"#/$defs/SignalId/pattern",keyword:"pattern",params:{pattern: "^sig_[0-9a-f]{24}$"},message:"must match pattern \""+"^sig_[0-9a-f]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -28449,7 +29596,7 @@ errors++;
 if(data.symbolKey !== undefined){
 let data8 = data.symbolKey;
 if(typeof data8 === "string"){
-if(!pattern231.test(data8)){
+if(!pattern246.test(data8)){
 const err34 = {instancePath:instancePath+"/symbolKey",schemaPath:"report_index.schema.json#/$defs/SymbolKey/pattern",keyword:"pattern",params:{pattern: "^[A-Z0-9]{2,40}$"},message:"must match pattern \""+"^[A-Z0-9]{2,40}$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -28534,7 +29681,7 @@ vErrors.push(err40);
 errors++;
 }
 if(!((((data11 === "BUY") || (data11 === "SELL")) || (data11 === "HOLD")) || (data11 === "REDUCE"))){
-const err41 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema394.properties.action.enum},message:"must be equal to one of the allowed values"};
+const err41 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema412.properties.action.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -28710,19 +29857,19 @@ vErrors.push(err55);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":{"schemaVersion":true,"signalId":true,"ownerId":true,"scheduleId":true,"slotAt":true,"runId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"recommendationId":true,"action":true,"signal_strength":true,"minSignalStrength":true,"headline":true,"createdAt":true,"publishedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate168.evaluated = {"props":{"schemaVersion":true,"signalId":true,"ownerId":true,"scheduleId":true,"slotAt":true,"runId":true,"flowKey":true,"symbol":true,"symbolKey":true,"asOf":true,"recommendationId":true,"action":true,"signal_strength":true,"minSignalStrength":true,"headline":true,"createdAt":true,"publishedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepEvent = validate166;
-const schema407 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
+export const validateStepEvent = validate169;
+const schema425 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_event.schema.json","title":"StepEventMessage","description":"Worker -> orchestrator on the tda-step-events topic after a claim or a finalize, so the orchestrator advances the run. Also a hint: the orchestrator re-reads the run.","type":"object","required":["runId","stepId","stepType","status","attempt","at"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"status":{"$ref":"common.schema.json#/$defs/StepStatus"},"attempt":{"type":"integer","minimum":0},"at":{"$ref":"common.schema.json#/$defs/Timestamp"},"errorCode":{"$ref":"error.schema.json#/$defs/ErrorCode"}},"additionalProperties":false};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29002,19 +30149,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStepReady = validate167;
-const schema414 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
+export const validateStepReady = validate170;
+const schema432 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/step_ready.schema.json","title":"StepReadyMessage","description":"Orchestrator -> worker, one Pub/Sub topic per stepType (tda-step-ready-<step-type>). Attributes carry messageType=step_ready, runId, stepId, stepType and a W3C traceparent. The message is a hint: the worker re-reads the run and decides (seed 002 scenario A/B).","type":"object","required":["runId","stepId","stepType","attempt","dispatchedAt"],"properties":{"runId":{"$ref":"common.schema.json#/$defs/RunId"},"stepId":{"$ref":"common.schema.json#/$defs/StepId"},"stepType":{"$ref":"common.schema.json#/$defs/StepType"},"attempt":{"description":"step.attempt when the message was dispatched (claims so far).","type":"integer","minimum":0},"dispatchedAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"reason":{"description":"Why it was published: a fresh READY transition, a reconciler republish or a replay.","type":"string","enum":["advance","reconcile","replay","retry"]}},"additionalProperties":false};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/step_ready.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate170.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29240,7 +30387,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data5 === "advance") || (data5 === "reconcile")) || (data5 === "replay")) || (data5 === "retry"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema414.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema432.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -29261,19 +30408,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate167.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTriggerRequest = validate168;
-const schema419 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
-const pattern269 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
+export const validateTriggerRequest = validate171;
+const schema437 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/trigger_request.schema.json","title":"TriggerRequest","description":"Body of POST /runs. The flow catalogue turns flowKey + scope into the steps. The same idempotencyKey (per owner) returns the existing run instead of creating a second one.","type":"object","required":["flowKey","scope"],"properties":{"flowKey":{"$ref":"common.schema.json#/$defs/FlowKey"},"scope":{"$ref":"flow_run.schema.json#/$defs/RunScope"},"idempotencyKey":{"type":"string","pattern":"^[A-Za-z0-9_:\\-]{1,200}$"},"trigger":{"$ref":"flow_run.schema.json#/$defs/RunTrigger"},"deadlineSeconds":{"description":"Run timeout; the orchestrator fails the run with RUN_TIMEOUT after it.","type":"integer","minimum":10,"maximum":86400}},"additionalProperties":false};
+const pattern284 = new RegExp("^[A-Za-z0-9_:\\-]{1,200}$", "u");
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29446,16 +30593,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":{"symbol":true,"asOf":true,"accountId":true,"timeframes":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate171.evaluated;
+const evaluated0 = validate174.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29612,17 +30759,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate171.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
-validate171.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
+validate174.evaluated = {"props":{"type":true,"source":true,"scheduleId":true,"slotAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/trigger_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29698,15 +30845,15 @@ errors++;
 }
 }
 if(data.scope !== undefined){
-if(!(validate169(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
+if(!(validate172(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate172.errors : vErrors.concat(validate172.errors);
 errors = vErrors.length;
 }
 }
 if(data.idempotencyKey !== undefined){
 let data2 = data.idempotencyKey;
 if(typeof data2 === "string"){
-if(!pattern269.test(data2)){
+if(!pattern284.test(data2)){
 const err6 = {instancePath:instancePath+"/idempotencyKey",schemaPath:"#/properties/idempotencyKey/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_:\\-]{1,200}$"},message:"must match pattern \""+"^[A-Za-z0-9_:\\-]{1,200}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -29729,8 +30876,8 @@ errors++;
 }
 }
 if(data.trigger !== undefined){
-if(!(validate171(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+if(!(validate174(data.trigger, {instancePath:instancePath+"/trigger",parentData:data,parentDataProperty:"trigger",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
 errors = vErrors.length;
 }
 }
@@ -29780,21 +30927,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate168.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUserIdentity = validate173;
-const schema428 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
-const schema429 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
-const pattern271 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
+export const validateUserIdentity = validate176;
+const schema446 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity.schema.json","title":"UserIdentity","description":"user_identities/{email}: the owner and role a Google account (ID token or Identity-Aware Proxy) acts as. An unmapped account is refused.","type":"object","required":["email","ownerId","role","createdAt","createdBy"],"properties":{"email":{"$ref":"common.schema.json#/$defs/Email"},"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"},"createdAt":{"$ref":"common.schema.json#/$defs/Timestamp"},"createdBy":{"type":"string","minLength":1,"maxLength":400}},"additionalProperties":false};
+const schema447 = {"title":"Email","description":"A Google account's email, lower case (as verified in a Google-signed token).","type":"string","pattern":"^[a-z0-9._%+'-]+@[a-z0-9.-]+$","maxLength":320};
+const pattern286 = new RegExp("^[a-z0-9._%+'-]+@[a-z0-9.-]+$", "u");
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/user_identity.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate173.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -29877,7 +31024,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern271.test(data0)){
+if(!pattern286.test(data0)){
 const err7 = {instancePath:instancePath+"/email",schemaPath:"common.schema.json#/$defs/Email/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9._%+'-]+@[a-z0-9.-]+$"},message:"must match pattern \""+"^[a-z0-9._%+'-]+@[a-z0-9.-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -30018,19 +31165,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate173.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateUserIdentityRequest = validate174;
-const schema433 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
+export const validateUserIdentityRequest = validate177;
+const schema451 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://schemas.tda.dev/user_identity_request.schema.json","title":"UserIdentityRequest","description":"PUT /admin/identities/{email}: map a Google account to an owner and a role.","type":"object","required":["ownerId","role"],"properties":{"ownerId":{"$ref":"common.schema.json#/$defs/OwnerId"},"role":{"$ref":"common.schema.json#/$defs/Role"}},"additionalProperties":false};
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://schemas.tda.dev/user_identity_request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate174.evaluated;
+const evaluated0 = validate177.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -30129,8 +31276,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate174.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
-validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -6,3 +6,4 @@ export * from './schedule.fixtures';
 export * from './schedule-store.conformance';
 export * from './signal-store.conformance';
 export * from './step-checkpoint.conformance';
+export * from './evaluation-store.conformance';

@@ -533,6 +533,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/evaluations/recommendations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Walk-forward: flow 4 at each point of [from, to] every `every`, `window` runs at a time, each recommendation scored against the candles after its asOf */
+    post: operations['createRecommendationEvaluation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/evaluations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The request owner's evaluations, createdAt desc (keyset pages; no scores) */
+    get: operations['listEvaluations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/evaluations/{evaluationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** State, counts, each point with its run and scores, the table per provider/model/prompt */
+    get: operations['getEvaluation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/evaluations/{evaluationId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Idempotent: no further run is triggered; the active runs are cancelled */
+    post: operations['cancelEvaluation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/reports': {
     parameters: {
       query?: never;
@@ -1500,6 +1568,59 @@ export interface components {
     BacktestJobPage: {
       items: components['schemas']['BacktestJob'][];
       next_cursor: string | null;
+    };
+    /** @description contracts/recommendation_evaluation_request.schema.json */
+    EvaluationRequest: {
+      symbol: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      /**
+       * @example 1d
+       * @example 1w
+       */
+      every: string;
+      accountId: string;
+      /** @description More of flow 4's scope (timeframes, ...) */
+      scope?: Record<string, unknown>;
+      /** @default 10 */
+      feeBps: number;
+      /** @default 0 */
+      slippageBps: number;
+      /** @default 2 */
+      window: number;
+      idempotencyKey?: string;
+    };
+    /** @description contracts/recommendation_evaluation.schema.json (the stored document) */
+    Evaluation: {
+      evaluationId: string;
+      symbol: string;
+      /** Format: date-time */
+      from: string;
+      /** Format: date-time */
+      to: string;
+      every: string;
+      window?: number;
+      points: Record<string, unknown>[];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      cancelRequestedAt?: string;
+    };
+    /** @description contracts/recommendation_evaluation.schema.json#/$defs/EvaluationView */
+    EvaluationView: {
+      evaluationId: string;
+      /** @enum {string} */
+      state: 'running' | 'completed' | 'cancelled';
+      /** @description {points, triggered, active, succeeded, failed, cancelled} */
+      counts: Record<string, unknown>;
+      items: Record<string, unknown>[];
+      table: Record<string, unknown>[];
+    };
+    EvaluationPage: {
+      items: components['schemas']['Evaluation'][];
+      nextCursor: string | null;
     };
     /** @description seed 004 status.json (contracts/run_status_summary.schema.json): status is the lifecycle word of run_status (PENDING queued, RUNNING running, SUCCEEDED completed, FAILED failed, CANCELLED cancelled) */
     RunStatusSummary: {
@@ -4050,6 +4171,253 @@ export interface operations {
       };
       /** @description CONFLICT: the job already succeeded or failed */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  createRecommendationEvaluation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EvaluationRequest'];
+      };
+    };
+    responses: {
+      /** @description The existing evaluation of a repeated idempotencyKey */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EvaluationView'];
+        };
+      };
+      /** @description Created (Location) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EvaluationView'];
+        };
+      };
+      /** @description INVALID_REQUEST: a field, a period, to before from, more than TDA_EVALUATION_MAX_POINTS points, or a scope flow 4 refuses */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  listEvaluations: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EvaluationPage'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  getEvaluation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        evaluationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The evaluation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EvaluationView'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no evaluation of the request owner (another owner's is a 404) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description INTERNAL_ERROR (details in the service logs under requestId) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+    };
+  };
+  cancelEvaluation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Admin only: act for this owner (default: the caller's own owner; a user naming another owner gets 403) */
+        'X-TDA-Owner'?: string;
+      };
+      path: {
+        evaluationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The evaluation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EvaluationView'];
+        };
+      };
+      /** @description UNAUTHENTICATED: no credential, or an unknown, revoked or expired one (details.reason) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description FORBIDDEN: an admin route, or X-TDA-Owner naming another owner, without the admin role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiError'];
+        };
+      };
+      /** @description NOT_FOUND: no evaluation of the request owner (another owner's is a 404) */
+      404: {
         headers: {
           [name: string]: unknown;
         };

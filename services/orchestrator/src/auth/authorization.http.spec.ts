@@ -16,6 +16,13 @@ import { routeAccessTable, type RouteAccess } from './route-access';
 const TRIGGER = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT' } };
 const EVENTS_SUB = 'tda-step-events-sub';
 const SCHEDULE = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT' }, cron: '0 * * * *' };
+const EVALUATION = {
+  symbol: 'BTC-USDT',
+  from: '2026-09-01T00:00:00Z',
+  to: '2026-09-02T00:00:00Z',
+  every: '1d',
+  accountId: 'alice-wf',
+};
 const BACKTEST = {
   symbol: 'BTC-USDT',
   strategy: { kind: 'bollinger_breakout', params: { period: [20], k: [2] } },
@@ -30,6 +37,8 @@ interface Ctx {
   schedule(): Promise<string>;
   /** A backtest job of alice's (`fresh`: a new one, else the shared one). */
   backtest(fresh?: boolean): Promise<string>;
+  /** A fresh walk-forward evaluation of alice's. */
+  evaluation(): Promise<string>;
   reportId: string;
   recoId: string;
 }
@@ -260,6 +269,25 @@ const CASES: Record<string, Case> = {
     alice: 200,
     call: async (c) => at(`/backtests/jobs/${await c.backtest(true)}/cancel`, {}),
   },
+  'POST /evaluations/recommendations': {
+    kind: 'create',
+    call: () =>
+      Promise.resolve(at('/evaluations/recommendations', { ...EVALUATION, accountId: 'bob-wf' })),
+  },
+  'GET /evaluations': {
+    kind: 'list',
+    call: async (c) => ({ ...at('/evaluations'), id: await c.evaluation() }),
+  },
+  'GET /evaluations/:evaluationId': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/evaluations/${await c.evaluation()}`),
+  },
+  'POST /evaluations/:evaluationId/cancel': {
+    kind: 'owned',
+    alice: 200,
+    call: async (c) => at(`/evaluations/${await c.evaluation()}/cancel`, {}),
+  },
   'POST /admin/schedules/tick': {
     kind: 'admin',
     admin: 200,
@@ -351,6 +379,14 @@ describe('authorization of every route', () => {
     tokens.alice = await orc.tokenFor('alice');
     tokens.bob = await orc.tokenFor('bob');
     tokens.admin = await orc.tokenFor('ops', 'admin');
+    // An account each for the walk-forward evaluations (flow 4 sizes against it).
+    for (const [owner, token] of [
+      ['alice', tokens.alice],
+      ['bob', tokens.bob],
+    ] as const) {
+      const body = { accountId: `${owner}-wf`, quoteCurrency: 'USDT', cash: 100 };
+      expect((await orc.request('POST', '/accounts', { body, token })).status).toBe(201);
+    }
     const report = makeReportEntry({ ownerId: 'alice' });
     const reco = makeRecommendationEntry({ ownerId: 'alice' });
     await orc.reportIndex.createReport(report);
@@ -385,6 +421,14 @@ describe('authorization of every route', () => {
         const jobId = (res.body as { job_id: string }).job_id;
         if (!fresh) sharedJob = jobId;
         return jobId;
+      },
+      evaluation: async () => {
+        const res = await orc.request('POST', '/evaluations/recommendations', {
+          body: EVALUATION,
+          token: tokens.alice,
+        });
+        expect(res.status).toBe(201);
+        return (res.body as { evaluationId: string }).evaluationId;
       },
       schedule: async () => {
         const res = await orc.request('POST', '/schedules', {

@@ -21,6 +21,10 @@ import { ADMIN_RECONCILE_PATHS, ADMIN_RECONCILE_SCHEMAS } from './admin-reconcil
 import { ACCOUNTS_OPENAPI_PATHS, ACCOUNTS_OPENAPI_SCHEMAS } from './accounts.openapi';
 import { SCHEDULES_OPENAPI_PATHS, SCHEDULES_OPENAPI_SCHEMAS } from '../schedules/schedules.openapi';
 import { BACKTESTS_OPENAPI_PATHS, BACKTESTS_OPENAPI_SCHEMAS } from '../backtests/backtests.openapi';
+import {
+  EVALUATIONS_OPENAPI_PATHS,
+  EVALUATIONS_OPENAPI_SCHEMAS,
+} from '../evaluations/evaluations.openapi';
 import { EVENTS_OPENAPI_PATHS, EVENTS_OPENAPI_SCHEMAS } from './events.openapi';
 import { IDENTITY_OPENAPI_PATHS, IDENTITY_OPENAPI_SCHEMAS } from './identity.openapi';
 import { INDEX_OPENAPI_PATHS, INDEX_OPENAPI_SCHEMAS } from './index.openapi';
@@ -205,6 +209,7 @@ export const OPENAPI_SCHEMAS: Readonly<Record<string, Json>> = {
   ...EVENTS_OPENAPI_SCHEMAS,
   ...SCHEDULES_OPENAPI_SCHEMAS,
   ...BACKTESTS_OPENAPI_SCHEMAS,
+  ...EVALUATIONS_OPENAPI_SCHEMAS,
   RunStatusSummary: {
     type: 'object',
     description:
@@ -517,6 +522,7 @@ export function buildOpenApiDocument(): Json {
       ...ACCOUNTS_OPENAPI_PATHS,
       ...SCHEDULES_OPENAPI_PATHS,
       ...BACKTESTS_OPENAPI_PATHS,
+      ...EVALUATIONS_OPENAPI_PATHS,
       ...INDEX_OPENAPI_PATHS,
       ...IDENTITY_OPENAPI_PATHS,
       ...EVENTS_OPENAPI_PATHS,

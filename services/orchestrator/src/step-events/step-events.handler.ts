@@ -18,6 +18,7 @@ import { indexKindOf } from '../index/index-entry.builder';
 import { IndexWriter, type IndexStepOutcome } from '../index/index-writer.service';
 import { METRICS } from '../orchestrator.tokens';
 import { RunAdmission } from '../runs/run-admission.service';
+import { EvaluationsService } from '../evaluations/evaluations.service';
 import { SignalEmitter } from '../schedules/signal-emitter.service';
 
 /** READY steps that depend on `stepId`: the ones its SUCCEEDED event may have made READY. */
@@ -49,6 +50,7 @@ export class StepEventsHandler {
     private readonly admission: RunAdmission,
     private readonly index: IndexWriter,
     private readonly signals: SignalEmitter,
+    private readonly evaluations: EvaluationsService,
     @Inject(METRICS) private readonly metrics: Pick<TdaMetrics, 'messagesHandled'>,
   ) {}
 
@@ -93,6 +95,8 @@ export class StepEventsHandler {
     // Flow 7: a scheduled run that just SUCCEEDED emits its signal (or is marked filtered), once;
     // a failure throws (nack) and the redelivery decides again.
     await this.signals.afterRun(outcome.run);
+    // A walk-forward evaluation's run ended: its window takes the next point (a failure nacks).
+    await this.evaluations.afterRun(outcome.run);
     const published = outcome.dispatched.length;
     if (outcome.kind === 'noop') {
       if (indexed?.outcome === 'created') return processed(`indexed ${indexed.id}`);
