@@ -22,6 +22,12 @@ const SchedulesPage = lazy(() =>
 const SchedulePage = lazy(() =>
   import('./pages/schedules/schedule.page').then((m) => ({ default: m.SchedulePage })),
 );
+const BacktestsPage = lazy(() =>
+  import('./pages/backtests/backtests.page').then((m) => ({ default: m.BacktestsPage })),
+);
+const BacktestJobPage = lazy(() =>
+  import('./pages/backtests/backtest-job.page').then((m) => ({ default: m.BacktestJobPage })),
+);
 const SignalsPage = lazy(() =>
   import('./pages/signals/signals.page').then((m) => ({ default: m.SignalsPage })),
 );
@@ -110,6 +116,22 @@ function Routed() {
           element={
             <Page>
               <SignalsPage />
+            </Page>
+          }
+        />
+        <Route
+          path="backtests"
+          element={
+            <Page>
+              <BacktestsPage />
+            </Page>
+          }
+        />
+        <Route
+          path="backtests/:jobId"
+          element={
+            <Page>
+              <BacktestJobPage />
             </Page>
           }
         />

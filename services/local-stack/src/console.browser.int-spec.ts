@@ -279,4 +279,47 @@ describe('the console in chromium', () => {
     await page.getByRole('link', { name: run.runId }).waitFor({ timeout: 15_000 });
     await shot(page, 'runs-after-restart');
   }, 120_000);
+
+  it('lists a backtest job and shows its stages, top variants, a report table and trades', async () => {
+    // 9 base variants (fast < slow) × 4 executions: seconds on the bundled BTCUSDT 1h candles.
+    const { job } = await asAlice().createBacktestJob({
+      symbol: 'BTC-USDT',
+      timeframe: '1h',
+      asOf: '2026-09-20T00:00:00Z',
+      bars: 2_000,
+      strategy: { kind: 'ma_cross', ma: 'ema', params: { fast: [5, 10, 20], slow: [30, 50, 100] } },
+      execution: { direction: ['long_only', 'long_short'], stopLossPct: [0, 2] },
+      top_k: 5,
+      preselect: 9,
+      top_trades_n: 2,
+    });
+    const page = await signedIn(tokens.alice, '/backtests');
+    await page.getByRole('heading', { name: 'Backtests' }).waitFor();
+    await page.getByRole('link', { name: job.job_id }).click();
+    await page.waitForURL(/\/backtests\/[^/?]+$/);
+    await page.getByRole('progressbar', { name: 'Stage B progress' }).waitFor();
+    await runBadge(page, 'Succeeded').waitFor({ timeout: 60_000 });
+    await expect
+      .poll(() =>
+        page
+          .getByRole('progressbar', { name: 'Finalizing progress' })
+          .getAttribute('aria-valuetext'),
+      )
+      .toMatch(/100%/);
+    const top = page.getByRole('table', { name: 'Top variants by total return' });
+    await expect.poll(() => top.locator(':scope > tbody > tr:not(.details-row)').count()).toBe(5);
+    // The best variant is expanded: its report table rendered, and its trades.
+    const report = page.getByRole('table', { name: 'Report of variant 1' });
+    await report.getByRole('rowheader', { name: 'total_return_pct' }).waitFor();
+    const trades = page.getByRole('table', { name: 'Trades of variant 1' });
+    expect(await trades.locator('tbody tr').count()).toBeGreaterThan(0);
+    await shot(page, 'backtest-job');
+    await page.getByRole('link', { name: 'Backtests', exact: true }).first().click();
+    await page
+      .getByRole('table', { name: /backtest jobs/ })
+      .getByText('Succeeded')
+      .first()
+      .waitFor();
+    await shot(page, 'backtests');
+  }, 120_000);
 });

@@ -9,7 +9,16 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+export function CopyButton({
+  text,
+  label = 'Copy',
+  name,
+}: {
+  text: string;
+  label?: string;
+  /** The accessible name when the visible label alone is not enough ("Copy request_hash"). */
+  name?: string;
+}) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const onClick = (): void => {
     void copyText(text).then((ok) => {
@@ -22,7 +31,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       type="button"
       className="btn btn-small btn-ghost"
       onClick={onClick}
-      aria-label={`${label}: ${text.length > 40 ? 'value' : text}`}
+      aria-label={name ?? `${label}: ${text.length > 40 ? 'value' : text}`}
     >
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
     </button>

@@ -57,6 +57,9 @@ export function Layout() {
             <NavLink to="/signals" className={navClass}>
               Signals
             </NavLink>
+            <NavLink to="/backtests" className={navClass}>
+              Backtests
+            </NavLink>
             {principal.role === 'admin' && (
               <NavLink to="/admin" className={navClass}>
                 Admin
