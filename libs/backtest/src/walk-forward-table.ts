@@ -1,3 +1,4 @@
+import type { EvaluationRow } from '@tda/contracts';
 import type { RecommendationScore } from './walk-forward';
 
 /** Who produced a recommendation: the scores are compared across these. */
@@ -13,23 +14,11 @@ export interface WalkForwardItem {
 }
 
 /**
- * One group's aggregate. `trades` counts the scored (BUY/SELL with a complete window); every
- * statistic is over those trades and null when there is none. Numbers are unrounded.
+ * One group's aggregate (the contract's EvaluationRow, recommendation_evaluation.schema.json):
+ * `trades` counts the scored (BUY/SELL with a complete window); every statistic is over those
+ * trades and null when there is none; buy-and-hold is over the same trades' windows. Unrounded.
  */
-export interface WalkForwardRow extends WalkForwardGroup {
-  count: number;
-  pending: number;
-  noTrade: number;
-  trades: number;
-  hitRatePct: number | null;
-  meanReturnPct: number | null;
-  medianReturnPct: number | null;
-  meanMaePct: number | null;
-  /** Buy-and-hold over the same trades' windows: the bar the returns are judged against. */
-  buyAndHoldMeanPct: number | null;
-  /** meanReturnPct − buyAndHoldMeanPct. */
-  excessVsBuyAndHoldPct: number | null;
-}
+export type WalkForwardRow = EvaluationRow;
 
 /** One row per group, sorted by provider, modelName, promptId (code-unit order: stable). */
 export function walkForwardTable(items: readonly WalkForwardItem[]): WalkForwardRow[] {

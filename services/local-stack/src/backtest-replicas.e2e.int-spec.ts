@@ -94,7 +94,7 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
         TDA_BACKEND: 'emulators',
         FIRESTORE_EMULATOR_HOST: emulators.firestoreHost,
         PUBSUB_EMULATOR_HOST: emulators.pubsubHost,
-        GOOGLE_CLOUD_PROJECT: h.prefix,
+        GOOGLE_CLOUD_PROJECT: h.projectId,
         TDA_PUBSUB_PREFIX: h.prefix,
         TDA_DATA_DIR: h.stack.dataDir,
         PORT: '0',
@@ -111,17 +111,31 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
     return worker;
   };
 
+  /** The worker process running the job's step, once it is in stage B. */
+  const runningOn = (runId: string): Promise<WorkerProcess> =>
+    expectEventually(
+      async () => {
+        const run = await h.api.getRun(runId);
+        expect(run.steps[STEP]?.progress?.stage).toBe('stage_b');
+        const [holder] = executionsOf(workers, runId);
+        const worker = workers.find((w) => w.pid === holder?.pid);
+        expect(worker).toBeDefined();
+        return worker as WorkerProcess;
+      },
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
+
   beforeAll(async () => {
     h = await startE2eStack({
       name: 'btreplicas',
-      // Its own project: the reconciler (which reclaims the dead worker's step) sees only these runs.
-      ownProject: true,
+      // The reconciler reclaims the dead worker's step (the stack's own project: only these runs).
       env: { TDA_RECONCILE_INTERVAL_MS: '500', TDA_READY_REPUBLISH_AFTER_MS: '1500' },
       hooks: { omitWorkers: ['BACKTEST'] },
     });
     await Promise.all([startWorker(), startWorker()]);
   }, 120_000);
   afterAll(async () => {
+    for (const worker of workers) worker.resume();
     for (const worker of workers) await worker.kill();
     await h?.stack.close();
   });
@@ -166,17 +180,7 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
 
   it('a worker SIGKILLed mid stage B: the other replica reclaims the step and the job succeeds', async () => {
     const { job } = await h.api.createBacktestJob(grid(10) as unknown as BacktestJobRequest);
-    const victim = await expectEventually(
-      async () => {
-        const run = await h.api.getRun(job.job_id);
-        expect(run.steps[STEP]?.progress?.stage).toBe('stage_b');
-        const [holder] = executionsOf(workers, job.job_id);
-        const worker = workers.find((w) => w.pid === holder?.pid);
-        expect(worker).toBeDefined();
-        return worker as WorkerProcess;
-      },
-      { timeoutMs: 60_000, intervalMs: 20 },
-    );
+    const victim = await runningOn(job.job_id);
     await victim.kill();
     const survivor = workers.find((w) => w !== victim && w.alive);
     const run = await waitForRunStatus(h.api, job.job_id, 'SUCCEEDED', 120_000);
@@ -196,4 +200,30 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
     expect(job2).toMatchObject({ state: 'succeeded' });
     expect((await h.api.backtestTop(job.job_id)).items).toHaveLength(5);
   }, 180_000);
+  it('a worker frozen mid stage B loses the step to a new replica and, woken, writes nothing more (fenced)', async () => {
+    await startWorker(); // a new instance beside the survivor of the previous test
+    const { job } = await h.api.createBacktestJob(grid(10) as unknown as BacktestJobRequest);
+    const mine = (r: LogRecord) => r['runId'] === job.job_id;
+    const frozen = await runningOn(job.job_id);
+    frozen.pause();
+    const other = workers.find((w) => w !== frozen && w.alive);
+    // The lease expires; the reconciler hands the step to the other replica (attempt 2).
+    await expectEventually(
+      async () => expect(other?.withEvent('step_claimed').filter(mine)).toHaveLength(1),
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
+    frozen.resume();
+    const run = await waitForRunStatus(h.api, job.job_id, 'SUCCEEDED', 120_000);
+    expect(run.steps[STEP]?.attempt).toBe(2);
+    // Woken, the first worker finds its lease gone: it stops without a result of its own.
+    await expectEventually(async () =>
+      expect(frozen.withEvent('lease_lost').filter(mine)).toHaveLength(1),
+    );
+    expect(frozen.withEvent('step_succeeded').filter(mine)).toEqual([]);
+    expect(await metric(frozen, /^tda_lease_lost_total\{[^}]*step_type="BACKTEST"/)).toBe(1);
+    expect(await h.stack.backends.checkpoints.readCheckpoint(job.job_id, STEP)).toMatchObject({
+      attempt: 2,
+      processedUnits: 100_000,
+    });
+  }, 240_000);
 });

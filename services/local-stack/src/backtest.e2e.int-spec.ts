@@ -9,8 +9,8 @@ import {
 } from '@tda/backtest';
 import { validate, type BacktestSnapshot, type FlowRun, type RunScope } from '@tda/contracts';
 import { BundledCandleSource } from '@tda/market-data';
-import type { BacktestJobRequest } from '@tda/service-cli';
-import { expectEventually } from '@tda/test-support';
+import type { ApiError, BacktestJobRequest } from '@tda/service-cli';
+import { expectEventually, rejectionOf } from '@tda/test-support';
 import { DEFAULT_HARNESS_POLICY, stepArtifactUri } from '@tda/worker-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2eStack, type E2eStack } from './testing/e2e-stack';
@@ -180,5 +180,36 @@ describe('backtest jobs end to end (emulators)', () => {
       DEFAULT_HARNESS_POLICY.primaryArtifactSuffix,
     );
     expect(await h.stack.backends.artifacts.exists(uri)).toBe(false);
+  }, 120_000);
+  it('refuses a grid beyond the guards (422, every violation) and a job past the quota (429)', async () => {
+    const tooMuch = { ...GRID, top_k: 500, top_trades_n: 600 } as unknown as BacktestJobRequest;
+    const refused = await rejectionOf(h.api.createBacktestJob(tooMuch));
+    expect(refused).toMatchObject({ status: 422, code: 'VALIDATION_FAILED' });
+    const problems = ((refused as ApiError).details['violations'] as { path: string }[]).map(
+      (v) => v.path,
+    );
+    expect(problems).toEqual(expect.arrayContaining(['top_k', 'top_trades_n']));
+    // Three active jobs (the default TDA_BACKTEST_MAX_ACTIVE_JOBS_PER_OWNER): one running on the
+    // stack's single worker, two waiting for it; a fourth is refused and nothing is created.
+    const big = { ...GRID, execution: { ...(GRID['execution'] as object), feeBps: range(0, 10) } };
+    const jobs = [];
+    for (let i = 0; i < 3; i += 1) {
+      jobs.push((await h.api.createBacktestJob(big as unknown as BacktestJobRequest)).job.job_id);
+    }
+    const before = (await h.api.listBacktestJobs({ limit: 100 })).items.length;
+    expect(
+      await rejectionOf(h.api.createBacktestJob(big as unknown as BacktestJobRequest)),
+    ).toMatchObject({
+      status: 429,
+      code: 'QUOTA_EXCEEDED',
+    });
+    expect((await h.api.listBacktestJobs({ limit: 100 })).items).toHaveLength(before);
+    for (const id of jobs) await h.api.cancelBacktestJob(id);
+    for (const id of jobs) {
+      await expectEventually(
+        async () => expect((await h.api.getBacktestJob(id)).state).toBe('cancelled'),
+        { timeoutMs: 30_000 },
+      );
+    }
   }, 120_000);
 });

@@ -36,18 +36,24 @@ describe('the console in chromium', () => {
     failOnce: (stepId) => stepId === 'ohlcv_export:1h',
   });
   let e2e: E2eStack;
+  /** The first stack's project: a restart comes back on the same data (tokens, runs). */
+  let projectId: string | undefined;
   let port: number;
   let browser: Browser;
   const tokens = { alice: '', bob: '' };
   const contexts: BrowserContext[] = [];
   let base = '';
 
-  const start = async (): Promise<E2eStack> =>
-    startE2eStack({
+  const start = async (): Promise<E2eStack> => {
+    const started = await startE2eStack({
       name: 'console',
+      ...(projectId === undefined ? {} : { projectId }),
       env: { PORT: String(port), TDA_CONSOLE_DIR: resolve(REPO, CONSOLE_OUT_DIR) },
       hooks: { handler: (handler) => script.wrap(handler) },
     });
+    projectId = started.projectId;
+    return started;
+  };
   const createToken = async (ownerId: string): Promise<string> => {
     const res = await fetch(`${base}/admin/tokens`, {
       method: 'POST',

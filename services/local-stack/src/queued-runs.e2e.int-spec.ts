@@ -29,10 +29,8 @@ describe('queued runs end to end (emulators, TDA_MAX_RUNNING_RUNS=1)', () => {
     ({ stack, api } = await startE2eStack({
       name: 'queued',
       logLevel: 'warn',
+      // The stack's own project (every e2e stack has one): admission counts only these runs.
       env: { TDA_MAX_RUNNING_RUNS: '1' },
-      // A project of its own: admission counts every RUNNING/PENDING run of the flow_runs
-      // collection, so runs of other test files on the shared emulators must not be in it.
-      ownProject: true,
     }));
   });
 

@@ -15,6 +15,8 @@ export interface E2eStack {
   logs: MemoryLogger;
   /** The stack's own Pub/Sub prefix (subscription names for replays, direct publishes). */
   prefix: string;
+  /** The stack's Firestore/Pub/Sub project on the emulators (its own unless one was given). */
+  projectId: string;
 }
 
 export interface StartE2eStackOptions {
@@ -24,23 +26,26 @@ export interface StartE2eStackOptions {
   env?: Record<string, string>;
   logLevel?: 'info' | 'warn';
   /**
-   * A Firestore/Pub/Sub project of its own instead of the shared emulator project: for tests
-   * that count every run of the collection (admission), which other files' runs would disturb.
+   * The Firestore/Pub/Sub project on the shared emulators. Default: one of its own, named like
+   * the prefix, so that no other test file's stack ever meets this one's runs — admission, for
+   * one, admits the oldest queued run of the whole collection and would dispatch another file's
+   * run to its own workers. Give the projectId of an earlier stack to restart on its data.
    */
-  ownProject?: boolean;
+  projectId?: string;
   /** Test hooks of the local stack (wrapped handlers, ...). */
   hooks?: LocalStackHooks;
 }
 
 /**
  * The local stack as `npm start` composes it, on the emulators of the integration global setup,
- * with what every e2e file needs: a unique Pub/Sub prefix, no reconciler (other test files share
- * the emulator and this stack must not reconcile their runs), a fresh data dir, an API client.
+ * with what every e2e file needs: a project and a Pub/Sub prefix of its own, no reconciler
+ * unless asked, a fresh data dir, an API client.
  */
 export async function startE2eStack(options: StartE2eStackOptions): Promise<E2eStack> {
   const prefix = uniqueName(options.name);
   const logs = createMemoryLogger({ service: options.name, level: options.logLevel ?? 'info' });
   const emulators = emulatorEndpoints();
+  const projectId = options.projectId ?? prefix;
   const stack = await startLocalStack({
     env: {
       TDA_BACKEND: 'emulators',
@@ -51,10 +56,16 @@ export async function startE2eStack(options: StartE2eStackOptions): Promise<E2eS
       ...options.env,
     },
     loggerFor: () => logs.logger,
-    emulators: options.ownProject === true ? { ...emulators, projectId: prefix } : emulators,
+    emulators: { ...emulators, projectId },
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   });
-  return { stack, logs, prefix, api: new ApiClient({ baseUrl: stack.url, token: stack.token }) };
+  return {
+    stack,
+    logs,
+    prefix,
+    projectId,
+    api: new ApiClient({ baseUrl: stack.url, token: stack.token }),
+  };
 }
 
 /** How many times each step of the run was claimed (executed), from the step_claimed lines. */

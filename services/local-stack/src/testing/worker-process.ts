@@ -81,6 +81,15 @@ export class WorkerProcess {
     await this.exited;
   }
 
+  /** SIGSTOP: frozen as by a long stall (no heartbeat, no I/O) until `resume`. */
+  pause(): void {
+    if (this.exitInfo === undefined) this.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    if (this.exitInfo === undefined) this.child.kill('SIGCONT');
+  }
+
   /** SIGTERM (graceful drain), SIGKILL if it is still there after `graceMs`. */
   async stop(graceMs = 15_000): Promise<void> {
     if (this.exitInfo !== undefined) return;

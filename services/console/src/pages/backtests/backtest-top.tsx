@@ -129,6 +129,32 @@ function VariantDetails({ item }: { item: BacktestTopItem }) {
 
 const COLUMNS = 11;
 
+/** The ranking metrics of a variant, one cell each (the order of the table's head). */
+function MetricCells({ metrics: m }: { metrics: BacktestTopItem['metrics'] }) {
+  return (
+    <>
+      <td data-label="Return" className={`num strong ${signClass(m.total_return_pct)}`}>
+        {formatSignedPct(m.total_return_pct)}
+      </td>
+      <td data-label="Max DD" className="num">
+        {formatMetric(m.max_drawdown_pct)}%
+      </td>
+      <td data-label="Sharpe" className="num">
+        {formatMetric(m.sharpe)}
+      </td>
+      <td data-label="Win rate" className="num">
+        {formatMetric(m.win_rate_pct, 1)}%
+      </td>
+      <td data-label="Profit factor" className="num">
+        {formatMetric(m.profit_factor)}
+      </td>
+      <td data-label="Exposure" className="num">
+        {formatMetric(m.exposure_pct, 1)}%
+      </td>
+    </>
+  );
+}
+
 function TopRow({
   item,
   execution,
@@ -166,24 +192,7 @@ function TopRow({
             ))
           )}
         </td>
-        <td data-label="Return" className={`num strong ${signClass(m.total_return_pct)}`}>
-          {formatSignedPct(m.total_return_pct)}
-        </td>
-        <td data-label="Max DD" className="num">
-          {formatMetric(m.max_drawdown_pct)}%
-        </td>
-        <td data-label="Sharpe" className="num">
-          {formatMetric(m.sharpe)}
-        </td>
-        <td data-label="Win rate" className="num">
-          {formatMetric(m.win_rate_pct, 1)}%
-        </td>
-        <td data-label="Profit factor" className="num">
-          {formatMetric(m.profit_factor)}
-        </td>
-        <td data-label="Exposure" className="num">
-          {formatMetric(m.exposure_pct, 1)}%
-        </td>
+        <MetricCells metrics={m} />
         <td data-label="Trades" className="num">
           {m.trades}
           {item.trades !== undefined && (
