@@ -193,13 +193,9 @@ export class EvaluationsService {
 
   /** The document of a new evaluation; the points and flow 4's scope are checked here (400). */
   private newEvaluation(request: EvaluationRequest, owner: string): RecommendationEvaluation {
-    const from = Date.parse(request.from);
-    const asOfs = walkForwardAsOfs(
-      from,
-      Date.parse(request.to),
-      parsePeriod(request.every),
-      this.config.TDA_EVALUATION_MAX_POINTS,
-    ).map((ms) => new Date(ms).toISOString().replace('.000Z', 'Z'));
+    const asOfs = this.points(request).map((ms) =>
+      new Date(ms).toISOString().replace('.000Z', 'Z'),
+    );
     const scope = { ...(request.scope ?? {}), accountId: request.accountId };
     const now = this.clock().toISOString();
     return {
@@ -222,6 +218,26 @@ export class EvaluationsService {
       createdAt: now,
       updatedAt: now,
     };
+  }
+
+  /** The asOfs of the range; too many is a 400 that says how to ask for fewer. */
+  private points(request: EvaluationRequest): number[] {
+    const max = this.config.TDA_EVALUATION_MAX_POINTS;
+    try {
+      return walkForwardAsOfs(
+        Date.parse(request.from),
+        Date.parse(request.to),
+        parsePeriod(request.every),
+        max,
+      );
+    } catch (error) {
+      const count = error instanceof TdaError ? error.details['count'] : undefined;
+      if (typeof count !== 'number') throw error;
+      throw new InvalidRequestError(
+        `${count} points from ${request.from} to ${request.to} every ${request.every}: at most ${max} (TDA_EVALUATION_MAX_POINTS); take a longer period or a shorter range`,
+        { count, max },
+      );
+    }
   }
 
   /**
