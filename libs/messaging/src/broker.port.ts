@@ -57,6 +57,13 @@ export interface SubscribeOptions {
   maxLeaseExtensionSeconds?: number;
   /** Non-retryable subscription errors (e.g. the subscription does not exist). */
   onError?: (error: Error) => void;
+  /**
+   * 'streaming' (default): a streaming pull, messages arrive as the broker sends them.
+   * 'on-demand': a pull only when a slot is free, so no message waits inside a busy consumer:
+   * for long steps spread over replicas (BACKTEST). The in-memory broker delivers the same way
+   * either way (to a consumer with a free slot).
+   */
+  delivery?: 'streaming' | 'on-demand';
 }
 
 export interface SubscriptionHandle {

@@ -30,6 +30,7 @@ import {
   SubscriptionNotFoundError,
   TopologyError,
 } from './messaging.errors';
+import { OnDemandPull } from './on-demand-pull';
 
 export interface GooglePubSubBrokerOptions {
   /** A configured client: `new PubSub({ projectId, apiEndpoint, emulatorMode })` or ADC. */
@@ -44,6 +45,8 @@ export interface GooglePubSubBrokerOptions {
 }
 
 const DEFAULT_MAX_LEASE_EXTENSION_SECONDS = 3600;
+/** The lease an on-demand pull asks for when none is configured (extended half-way). */
+const ON_DEMAND_ACK_DEADLINE_SECONDS = 60;
 
 /** `projects/p/snapshots/name` → `name` (the client returns full resource names). */
 function shortName(name: string): string {
@@ -95,6 +98,7 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
   private readonly attemptCacheSize: number;
   private readonly closeTimeoutMs: number;
   private readonly topics = new Map<string, Topic>();
+  private readonly deliveries = new Map<string, number>();
 
   constructor(options: GooglePubSubBrokerOptions) {
     this.pubsub = options.pubsub;
@@ -115,6 +119,16 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
     options: SubscribeOptions,
   ): Promise<SubscriptionHandle> {
     if (!(options.maxInFlight >= 1)) throw new RangeError('maxInFlight must be >= 1');
+    if (options.delivery === 'on-demand') {
+      return new OnDemandPull(this.pubsub, name, onMessage, {
+        maxInFlight: options.maxInFlight,
+        ackDeadlineSeconds: options.ackDeadlineSeconds ?? ON_DEMAND_ACK_DEADLINE_SECONDS,
+        maxLeaseExtensionSeconds:
+          options.maxLeaseExtensionSeconds ?? DEFAULT_MAX_LEASE_EXTENSION_SECONDS,
+        countDelivery: (id) => this.countDelivery(id),
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+      });
+    }
     const leaseSeconds = options.ackDeadlineSeconds;
     const subscription = this.pubsub.subscription(name, {
       flowControl: { maxMessages: options.maxInFlight, allowExcessMessages: false },
@@ -137,21 +151,8 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
       },
     });
 
-    const seen = new Map<string, number>();
-    const countDelivery = (id: string): number => {
-      const count = (seen.get(id) ?? 0) + 1;
-      // Re-insert so the Map's insertion order is recency order; evict the oldest.
-      seen.delete(id);
-      seen.set(id, count);
-      if (seen.size > this.attemptCacheSize) {
-        const oldest = seen.keys().next();
-        if (oldest.done !== true) seen.delete(oldest.value);
-      }
-      return count;
-    };
-
     const onPubSubMessage = (message: Message): void => {
-      const own = countDelivery(message.id);
+      const own = this.countDelivery(message.id);
       let settled = false;
       const received: ReceivedMessage = {
         id: message.id,
@@ -194,6 +195,20 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
         return closing;
       },
     };
+  }
+
+  /** Deliveries of a message id seen by this process (the bounded fallback deliveryAttempt). */
+  private countDelivery(id: string): number {
+    const seen = this.deliveries;
+    const count = (seen.get(id) ?? 0) + 1;
+    // Re-insert so the Map's insertion order is recency order; evict the oldest.
+    seen.delete(id);
+    seen.set(id, count);
+    if (seen.size > this.attemptCacheSize) {
+      const oldest = seen.keys().next();
+      if (oldest.done !== true) seen.delete(oldest.value);
+    }
+    return count;
   }
 
   async seek(subscription: string, time: Date): Promise<void> {

@@ -1,7 +1,7 @@
 import { PubSub } from '@google-cloud/pubsub';
 import { emulatorEndpoints, expectEventually, uniqueName } from '@tda/test-support';
 import { describe, expect, it } from 'vitest';
-import type { ReceivedMessage } from './broker.port';
+import type { MessageBroker, ReceivedMessage, SnapshotBroker } from './broker.port';
 import { GooglePubSubBroker } from './google-pubsub-broker.adapter';
 import { SubscriptionNotFoundError } from './messaging.errors';
 import {
@@ -38,7 +38,77 @@ describeMessageBrokerConformance(
   { shortAckDeadlineSeconds: 10, deliveryTimeoutMs: 20_000, expiryLowerBoundMs: 8_000 },
 );
 
+/** The same broker with every subscription pulling on demand (delivery: 'on-demand'). */
+function onDemand(broker: GooglePubSubBroker): MessageBroker & SnapshotBroker {
+  return {
+    createSnapshot: (name, snapshot) => broker.createSnapshot(name, snapshot),
+    getSnapshot: (snapshot) => broker.getSnapshot(snapshot),
+    seekToSnapshot: (name, snapshot) => broker.seekToSnapshot(name, snapshot),
+    publish: (topic, message) => broker.publish(topic, message),
+    subscribe: (name, onMessage, options) =>
+      broker.subscribe(name, onMessage, { ...options, delivery: 'on-demand' }),
+    seek: (name, time) => broker.seek(name, time),
+    close: () => broker.close(),
+  };
+}
+
+describeMessageBrokerConformance(
+  'GooglePubSubBroker, on-demand pull (Pub/Sub emulator)',
+  async () => {
+    const pubsub = emulatorClient();
+    const broker = new GooglePubSubBroker({ pubsub, closeTimeoutMs: 2_000 });
+    return {
+      broker: onDemand(broker),
+      createChannel: async ({ ackDeadlineSeconds }) => {
+        const prefix = uniqueName('cond');
+        await applyTopology(pubsub, conformanceTopology(prefix, ackDeadlineSeconds));
+        return conformanceChannel(prefix);
+      },
+      dispose: async () => {
+        await broker.close();
+        await pubsub.close();
+      },
+    };
+  },
+  { shortAckDeadlineSeconds: 10, deliveryTimeoutMs: 20_000, expiryLowerBoundMs: 8_000 },
+);
+
 describe('GooglePubSubBroker specifics (emulator)', () => {
+  it('on demand, a busy consumer is never handed a second message: the idle one gets it', async () => {
+    const clients = [emulatorClient(), emulatorClient()];
+    const brokers = clients.map((pubsub) => new GooglePubSubBroker({ pubsub }));
+    const publisher = new GooglePubSubBroker({ pubsub: clients[0] as PubSub });
+    const name = uniqueName('busy');
+    const [topic] = await (clients[0] as PubSub).createTopic(name);
+    await topic.createSubscription(`${name}-sub`, { ackDeadlineSeconds: 10 });
+    const got: { consumer: number; at: number }[] = [];
+    const held: ReceivedMessage[] = [];
+    const handles = await Promise.all(
+      brokers.map((broker, consumer) =>
+        broker.subscribe(
+          `${name}-sub`,
+          (message) => {
+            got.push({ consumer, at: Date.now() });
+            held.push(message); // busy: settled only at the end
+          },
+          { maxInFlight: 1, delivery: 'on-demand' },
+        ),
+      ),
+    );
+    try {
+      const started = Date.now();
+      await Promise.all([1, 2].map((n) => publisher.publish(name, { data: { n } })));
+      await expectEventually(() => expect(got).toHaveLength(2), { timeoutMs: 10_000 });
+      expect(new Set(got.map((g) => g.consumer)).size).toBe(2);
+      expect(Math.max(...got.map((g) => g.at)) - started).toBeLessThan(5_000);
+    } finally {
+      for (const message of held) message.ack();
+      await Promise.all(handles.map((h) => h.close()));
+      await Promise.all([...brokers, publisher].map((b) => b.close()));
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+
   it('counts redeliveries itself when the subscription has no dead-letter policy', async () => {
     const pubsub = emulatorClient();
     const broker = new GooglePubSubBroker({ pubsub });

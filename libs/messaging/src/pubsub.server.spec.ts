@@ -7,6 +7,7 @@ import { createMemoryLogger, logEvent, type Logger, type MemoryLogger } from '@t
 import { expectEventually, uniqueName } from '@tda/test-support';
 import { delay, mergeMap, Observable, of, throwError, timer } from 'rxjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MessageBroker, SubscribeOptions } from './broker.port';
 import { BrokerPublisher } from './broker-publisher';
 import { noop, invalidMessage, processed, type HandlerOutcome } from './handler-outcome';
 import { InMemoryBroker } from './in-memory-broker.adapter';
@@ -333,5 +334,33 @@ describe('PubSubServer on the in-memory broker (Nest microservice)', () => {
   it('fails listen() when a subscription does not exist', async () => {
     server = new PubSubServer({ broker, subscriptions: ['missing-sub'], logger: logs.logger });
     await expect(server.start()).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('PubSubServer subscribe options', () => {
+  it('passes the delivery mode and the flow control to every subscription', async () => {
+    const seen: SubscribeOptions[] = [];
+    const broker = new InMemoryBroker();
+    broker.applyTopology(buildTopology({ prefix: 'opt' }));
+    const recording: MessageBroker = {
+      publish: (topic, message) => broker.publish(topic, message),
+      subscribe: (name, onMessage, options) => {
+        seen.push(options);
+        return broker.subscribe(name, onMessage, options);
+      },
+      seek: (name, time) => broker.seek(name, time),
+      close: () => broker.close(),
+    };
+    const server = new PubSubServer({
+      broker: recording,
+      subscriptions: [stepReadySubscription('BACKTEST', 'opt')],
+      logger: createMemoryLogger({ service: 'opt' }).logger,
+      maxInFlight: 1,
+      delivery: 'on-demand',
+    });
+    await server.start();
+    await server.close();
+    await broker.close();
+    expect(seen).toEqual([expect.objectContaining({ maxInFlight: 1, delivery: 'on-demand' })]);
   });
 });

@@ -8,7 +8,12 @@ import {
   type LogLevel,
 } from '@tda/observability';
 import { lastValueFrom } from 'rxjs';
-import type { MessageBroker, ReceivedMessage, SubscriptionHandle } from './broker.port';
+import type {
+  MessageBroker,
+  ReceivedMessage,
+  SubscribeOptions,
+  SubscriptionHandle,
+} from './broker.port';
 import { isHandlerOutcome } from './handler-outcome';
 import { TransportStateError } from './messaging.errors';
 import { PubSubContext } from './pubsub.context';
@@ -30,6 +35,8 @@ export interface PubSubServerOptions {
   /** Passed to MessageBroker.subscribe (lease length / extension). */
   ackDeadlineSeconds?: number;
   maxLeaseExtensionSeconds?: number;
+  /** Passed to MessageBroker.subscribe: 'on-demand' pulls only into a free slot. */
+  delivery?: SubscribeOptions['delivery'];
 }
 
 export type PubSubServerStatus = 'connected' | 'draining' | 'disconnected';
@@ -94,6 +101,7 @@ export class PubSubServer
   private readonly closeTimeoutMs: number;
   private readonly ackDeadlineSeconds: number | undefined;
   private readonly maxLeaseExtensionSeconds: number | undefined;
+  private readonly delivery: SubscribeOptions['delivery'];
   private readonly events = new EventEmitter();
   private readonly handles: SubscriptionHandle[] = [];
   private readonly idleWaiters = new Set<() => void>();
@@ -121,6 +129,7 @@ export class PubSubServer
     this.closeTimeoutMs = options.closeTimeoutMs ?? 5_000;
     this.ackDeadlineSeconds = options.ackDeadlineSeconds;
     this.maxLeaseExtensionSeconds = options.maxLeaseExtensionSeconds;
+    this.delivery = options.delivery;
     if (!(this.maxInFlight >= 1)) throw new RangeError('maxInFlight must be >= 1');
   }
 
@@ -161,6 +170,7 @@ export class PubSubServer
             ...(this.maxLeaseExtensionSeconds === undefined
               ? {}
               : { maxLeaseExtensionSeconds: this.maxLeaseExtensionSeconds }),
+            ...(this.delivery === undefined ? {} : { delivery: this.delivery }),
             onError: (error) => this.onSubscriptionError(name, error),
           },
         );

@@ -37,6 +37,8 @@ export interface StepWorkerOptions {
   owner?: string;
   /** Concurrent deliveries (PubSubServer). Default 10. */
   maxInFlight?: number;
+  /** 'on-demand': pull only into a free slot (long steps over replicas). Default streaming. */
+  delivery?: 'streaming' | 'on-demand';
   /** close(): how long running handlers get before they are aborted. Default 8 s. */
   drainTimeoutMs?: number;
 }
@@ -48,8 +50,16 @@ export interface StepWorkerOptions {
  */
 export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicroservice> {
   // Everything but the transport settings is WorkerModule's (adapters, clock, owner, metrics).
-  const { handler, prefix, maxInFlight, drainTimeoutMs, policy, subscriber, ...moduleOptions } =
-    options;
+  const {
+    handler,
+    prefix,
+    maxInFlight,
+    delivery,
+    drainTimeoutMs,
+    policy,
+    subscriber,
+    ...moduleOptions
+  } = options;
   const harnessPolicy = prefix === undefined ? policy : { topicPrefix: prefix, ...policy };
   return createWorkerMicroservice(
     WorkerModule.forRoot({
@@ -64,6 +74,7 @@ export function createStepWorker(options: StepWorkerOptions): Promise<WorkerMicr
       logger: options.logger,
       ...(prefix === undefined ? {} : { prefix }),
       ...(maxInFlight === undefined ? {} : { maxInFlight }),
+      ...(delivery === undefined ? {} : { delivery }),
       ...(drainTimeoutMs === undefined ? {} : { drainTimeoutMs }),
     },
   );

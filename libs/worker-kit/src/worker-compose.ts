@@ -8,6 +8,7 @@ import type { StepHarnessPolicy } from './harness-policy';
 import type { AnyStepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
 import {
+  deliveryOf,
   maxInFlightOf,
   prepareWorker,
   type WorkerDefinition,
@@ -68,6 +69,7 @@ export async function composeWorker<C extends WorkerServiceConfig, H extends Any
       prefix: settings.prefix,
       policy: { ...settings.policy, ...stepPolicy },
       ...maxInFlightOf(runtime.maxInFlight),
+      ...deliveryOf(runtime),
     });
     return {
       worker,

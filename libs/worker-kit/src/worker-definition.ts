@@ -16,6 +16,11 @@ export interface WorkerRuntime<H extends AnyStepHandler = AnyStepHandler> {
   close?(): Promise<void>;
   /** Deliveries handled at once (default the transport's 10): 1 for CPU-bound steps. */
   maxInFlight?: number;
+  /**
+   * 'on-demand': step-ready messages are pulled only when a slot is free, so none waits inside
+   * a busy instance while another replica is idle (long steps). Default: a streaming pull.
+   */
+  delivery?: 'streaming' | 'on-demand';
 }
 
 export interface WorkerCreateContext<O> {
@@ -112,4 +117,11 @@ export async function prepareWorker<C extends WorkerServiceConfig, H extends Any
 /** The transport's concurrency when the test or the worker's runtime sets one. */
 export function maxInFlightOf(maxInFlight: number | undefined): { maxInFlight?: number } {
   return maxInFlight === undefined ? {} : { maxInFlight };
+}
+
+/** How the worker's runtime wants its subscription read, when it says. */
+export function deliveryOf(runtime: Pick<WorkerRuntime, 'delivery'>): {
+  delivery?: 'streaming' | 'on-demand';
+} {
+  return runtime.delivery === undefined ? {} : { delivery: runtime.delivery };
 }

@@ -24,6 +24,8 @@ export interface WorkerMicroserviceOptions {
   prefix?: string;
   ackDeadlineSeconds?: number;
   maxLeaseExtensionSeconds?: number;
+  /** How the subscriptions are read (MessageBroker.subscribe); default streaming. */
+  delivery?: 'streaming' | 'on-demand';
   /** Nest's own console logger; off by default (our logs are pino JSON). */
   nestLogger?: LoggerService | NestLogLevel[] | false;
 }
@@ -61,6 +63,7 @@ export async function createWorkerMicroservice(
     ...(options.maxLeaseExtensionSeconds === undefined
       ? {}
       : { maxLeaseExtensionSeconds: options.maxLeaseExtensionSeconds }),
+    ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
   });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     strategy: server,

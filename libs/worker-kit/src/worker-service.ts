@@ -24,6 +24,7 @@ import { StepHarnessRegistry } from './step-harness.registry';
 import type { AnyStepHandler } from './step-handler';
 import { createStepWorker } from './step-worker.factory';
 import {
+  deliveryOf,
   maxInFlightOf,
   prepareWorker,
   type PreparedWorker,
@@ -160,6 +161,7 @@ async function startWorker<C extends WorkerServiceConfig, H extends AnyStepHandl
       prefix: settings.prefix,
       policy: { ...settings.policy, ...prepared.stepPolicy },
       ...maxInFlightOf(options.maxInFlight ?? runtime.maxInFlight),
+      ...deliveryOf(runtime),
       ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
     });
     undo.unshift(() => worker.app.close());

@@ -13,6 +13,7 @@ describe('backtestWorker', () => {
     const prepared = await prepareWorker(backtestWorker, { env: memoryWorkerEnv(), logger });
     expect(prepared.runtime.handler.descriptor.stepType).toBe('BACKTEST');
     expect(prepared.runtime.maxInFlight).toBe(1);
+    expect(prepared.runtime.delivery).toBe('on-demand');
     expect(prepared.runtime.startedFields).toMatchObject({ parallelWorkers: 1, batchSize: 1000 });
   });
 

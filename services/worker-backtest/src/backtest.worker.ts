@@ -27,6 +27,9 @@ export const backtestWorker = defineWorker({
     return {
       handler,
       maxInFlight: config.TDA_BACKTEST_MAX_CONCURRENT_JOBS,
+      // A job runs for minutes: pull one only with a free slot, so a waiting job goes to an
+      // idle replica instead of queueing inside a busy one.
+      delivery: 'on-demand',
       startedFields: { ...settings, marketData: config.TDA_MARKET_DATA },
     };
   },
