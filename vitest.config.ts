@@ -48,7 +48,12 @@ export default defineConfig({
         test: {
           name: 'integration',
           sequence: { groupOrder: 1 },
-          include: ['libs/**/*.int-spec.ts', 'services/**/*.int-spec.ts', 'tools/**/*.int-spec.ts'],
+          include: [
+            'libs/**/*.int-spec.ts',
+            'services/**/*.int-spec.ts',
+            'tools/**/*.int-spec.ts',
+            'bench/**/*.int-spec.ts',
+          ],
           environment: 'node',
           globalSetup: ['tools/test/emulators.global-setup.ts'],
           testTimeout: 60_000,

@@ -67,3 +67,45 @@ export function fmt(value: number, digits = 1): string {
   if (value >= 1e6) return `${(value / 1e6).toFixed(digits)} M`;
   return Math.round(value).toLocaleString('en-US');
 }
+
+export interface LatencyStats {
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/** Nearest-rank percentiles of `values` (e.g. milliseconds); 0s for an empty list. */
+export function latencyStats(values: readonly number[]): LatencyStats {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number): number =>
+    sorted.length === 0
+      ? 0
+      : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number);
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99) };
+}
+
+/** Every number in a JSON value by its path (`firestore.0.p50`), for comparing two runs. */
+export function numericLeaves(value: unknown, path = ''): Map<string, number> {
+  const leaves = new Map<string, number>();
+  if (typeof value === 'number') leaves.set(path, value);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, child] of Object.entries(value)) {
+      const childPath = path === '' ? key : `${path}.${key}`;
+      for (const [p, n] of numericLeaves(child, childPath)) leaves.set(p, n);
+    }
+  }
+  return leaves;
+}
+
+/** `--compare a.json b.json`: each number of both runs side by side, with b / a. */
+export function compareRuns(a: unknown, b: unknown): string {
+  const left = numericLeaves(a);
+  const right = numericLeaves(b);
+  const rows = [...left.entries()]
+    .filter(([path]) => right.has(path))
+    .map(([path, x]) => {
+      const y = right.get(path) as number;
+      return [path, String(x), String(y), x === 0 ? '—' : `${(y / x).toFixed(2)}×`];
+    });
+  return markdownTable(['figure', 'a', 'b', 'b / a'], rows);
+}

@@ -1,20 +1,32 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBacktestBench } from './backtest/backtest.bench';
-import type { BenchPart, BenchPartOptions } from './bench-kit';
+import { compareRuns, type BenchPart, type BenchPartOptions } from './bench-kit';
+import { runFloorsBench } from './floors/floors.bench';
 
 /** Every part, in run order (issue 16 adds more). */
 export const PARTS: Record<string, (options: BenchPartOptions) => Promise<BenchPart>> = {
+  floors: runFloorsBench,
   backtest: runBacktestBench,
 };
 
 export interface BenchArgs {
   parts: string[];
   smoke: boolean;
+  /** `--compare a.json b.json`: print the two runs side by side instead of measuring. */
+  compare?: [string, string];
 }
 
 /** `[part...] [--smoke]`; no part = all of them. */
 export function parseArgs(argv: string[]): BenchArgs {
+  const at = argv.indexOf('--compare');
+  if (at >= 0) {
+    const [a, b] = argv.slice(at + 1, at + 3);
+    if (a === undefined || b === undefined || argv.length !== at + 3) {
+      throw new Error('--compare takes two result files: --compare a.json b.json');
+    }
+    return { parts: [], smoke: false, compare: [a, b] };
+  }
   const smoke = argv.includes('--smoke');
   const named = argv.filter((a) => !a.startsWith('--'));
   const unknown = named.filter((p) => !(p in PARTS));
@@ -37,6 +49,11 @@ export async function main(
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
+  }
+  if (args.compare !== undefined) {
+    const [a, b] = args.compare.map((file) => JSON.parse(readFileSync(file, 'utf8')) as unknown);
+    process.stdout.write(`${compareRuns(a, b)}\n`);
+    return 0;
   }
   mkdirSync(resultsDir, { recursive: true });
   for (const name of args.parts) {

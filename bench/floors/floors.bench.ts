@@ -1,0 +1,203 @@
+import { performance } from 'node:perf_hooks';
+import { FieldValue, type Firestore } from '@google-cloud/firestore';
+import { PubSub } from '@google-cloud/pubsub';
+import { startEmulators } from '@tda/emulators';
+import { createFirestore } from '@tda/flow-store';
+import { GooglePubSubBroker } from '@tda/messaging';
+import {
+  fmt,
+  latencyStats,
+  machine,
+  markdownTable,
+  type BenchPart,
+  type BenchPartOptions,
+  type LatencyStats,
+} from '../bench-kit';
+
+/**
+ * The floors (issue 16): what the backing services cost before TDA adds anything, measured on
+ * the backend under test in the same run as the figures they are compared with. Firestore: one
+ * document read plus one update conditional on the read's update time (what every TDA write of
+ * a run document is). Pub/Sub: publish → delivered to a subscriber, with the clients TDA uses
+ * (GooglePubSubBroker: the client's default publish batching, a streaming pull, flow control).
+ */
+
+export interface Endpoints {
+  firestoreHost: string;
+  pubsubHost: string;
+  projectId: string;
+}
+
+export interface FloorsOptions extends BenchPartOptions {
+  /** Emulators already running (the smoke spec's); default: the part starts its own. */
+  endpoints?: Endpoints;
+}
+
+export interface FirestoreFloorRow extends LatencyStats {
+  concurrency: number;
+  ops: number;
+  opsPerSecond: number;
+}
+
+export interface PubSubFloor {
+  latency: LatencyStats & { messages: number };
+  burst: { messages: number; messagesPerSecond: number };
+}
+
+export interface FloorsData {
+  machine: ReturnType<typeof machine>;
+  backend: string;
+  firestore: FirestoreFloorRow[];
+  pubsub: PubSubFloor;
+}
+
+const CONCURRENCY = [1, 8, 32];
+
+/** `workers` loops, each on its own document: get, then update at the read's update time. */
+async function firestoreFloor(
+  firestore: Firestore,
+  collection: string,
+  workers: number,
+  opsPerWorker: number,
+): Promise<FirestoreFloorRow> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      const ref = firestore.collection(collection).doc(`w${workers}-${w}`);
+      await ref.set({ n: 0 });
+      for (let i = 0; i < opsPerWorker; i += 1) {
+        const t0 = performance.now();
+        const snapshot = await ref.get();
+        const lastUpdateTime = snapshot.updateTime;
+        if (lastUpdateTime === undefined) throw new Error('the document vanished');
+        await ref.update({ n: FieldValue.increment(1) }, { lastUpdateTime });
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const ops = workers * opsPerWorker;
+  return { concurrency: workers, ops, opsPerSecond: ops / elapsed, ...latencyStats(latencies) };
+}
+
+/** Publish one, wait for its delivery, `messages` times; then a burst of `burst` at once. */
+async function pubsubFloor(pubsub: PubSub, messages: number, burst: number): Promise<PubSubFloor> {
+  const name = `bench-floor-${Date.now().toString(36)}`;
+  const [topic] = await pubsub.createTopic(name);
+  await topic.createSubscription(`${name}-sub`, { ackDeadlineSeconds: 10 });
+  const broker = new GooglePubSubBroker({ pubsub });
+  const waiting = new Map<number, () => void>();
+  const handle = await broker.subscribe(
+    `${name}-sub`,
+    (message) => {
+      message.ack();
+      const { seq } = JSON.parse(message.data.toString('utf8')) as { seq: number };
+      waiting.get(seq)?.();
+    },
+    { maxInFlight: 10 },
+  );
+  const delivered = (seq: number) => new Promise<void>((resolve) => waiting.set(seq, resolve));
+  try {
+    const latencies: number[] = [];
+    for (let seq = 0; seq < messages; seq += 1) {
+      const arrived = delivered(seq);
+      const t0 = performance.now();
+      await broker.publish(name, { data: { seq } });
+      await arrived;
+      latencies.push(performance.now() - t0);
+    }
+    const seqs = Array.from({ length: burst }, (_, i) => messages + i);
+    const all = Promise.all(seqs.map(delivered));
+    const t0 = performance.now();
+    await Promise.all(seqs.map((seq) => broker.publish(name, { data: { seq } })));
+    await all;
+    const seconds = (performance.now() - t0) / 1000;
+    return {
+      latency: { messages, ...latencyStats(latencies) },
+      burst: { messages: burst, messagesPerSecond: burst / seconds },
+    };
+  } finally {
+    await handle.close();
+    await broker.close();
+  }
+}
+
+const ms = (value: number): string => value.toFixed(1);
+
+function render(data: FloorsData): string {
+  const { cpu, cores, node, loadavg1m } = data.machine;
+  const firestore = markdownTable(
+    ['concurrency', 'ops', 'p50 ms', 'p90 ms', 'p99 ms', 'ops/s'],
+    data.firestore.map((r) => [
+      String(r.concurrency),
+      String(r.ops),
+      ms(r.p50),
+      ms(r.p90),
+      ms(r.p99),
+      fmt(r.opsPerSecond),
+    ]),
+  );
+  const { latency, burst } = data.pubsub;
+  const pubsub = markdownTable(
+    ['messages', 'p50 ms', 'p90 ms', 'p99 ms', 'burst', 'burst msg/s'],
+    [
+      [
+        String(latency.messages),
+        ms(latency.p50),
+        ms(latency.p90),
+        ms(latency.p99),
+        String(burst.messages),
+        fmt(burst.messagesPerSecond),
+      ],
+    ],
+  );
+  return [
+    `### floors: ${data.backend}`,
+    '',
+    `Machine: ${cpu}, ${cores} cores, Node ${node}, load ${loadavg1m}.`,
+    '',
+    'Firestore: get + update conditional on the read update time (one document per worker).',
+    '',
+    firestore,
+    '',
+    "Pub/Sub: publish → delivered (TDA's GooglePubSubBroker), one at a time, then a burst.",
+    '',
+    pubsub,
+  ].join('\n');
+}
+
+/** `npm run bench -- floors`: the backing services' own cost, on emulators it starts. */
+export async function runFloorsBench(options: FloorsOptions): Promise<BenchPart> {
+  const started =
+    options.endpoints === undefined ? await startEmulators('bench-floors') : undefined;
+  const endpoints: Endpoints = options.endpoints ?? (started as Endpoints);
+  const firestore = createFirestore({
+    projectId: endpoints.projectId,
+    emulatorHost: endpoints.firestoreHost,
+  });
+  const pubsub = new PubSub({
+    projectId: endpoints.projectId,
+    apiEndpoint: endpoints.pubsubHost,
+    emulatorMode: true,
+  });
+  try {
+    const collection = `bench_floor_${Date.now().toString(36)}`;
+    const ops = options.smoke ? 2 : 200;
+    const rows: FirestoreFloorRow[] = [];
+    for (const c of CONCURRENCY) {
+      rows.push(await firestoreFloor(firestore, collection, c, Math.max(2, Math.ceil(ops / c))));
+    }
+    const data: FloorsData = {
+      machine: machine(),
+      backend: `emulators (Firestore ${endpoints.firestoreHost}, Pub/Sub ${endpoints.pubsubHost})`,
+      firestore: rows,
+      pubsub: await pubsubFloor(pubsub, options.smoke ? 3 : 100, options.smoke ? 5 : 500),
+    };
+    return { part: 'floors', markdown: render(data), data };
+  } finally {
+    await firestore.terminate();
+    await pubsub.close();
+    await started?.stop();
+  }
+}
