@@ -105,7 +105,8 @@ export function compareRuns(a: unknown, b: unknown): string {
     .filter(([path]) => right.has(path))
     .map(([path, x]) => {
       const y = right.get(path) as number;
-      return [path, String(x), String(y), x === 0 ? '—' : `${(y / x).toFixed(2)}×`];
+      const shown = (n: number): string => String(Number(n.toPrecision(4)));
+      return [path, shown(x), shown(y), x === 0 ? '—' : `${(y / x).toFixed(2)}×`];
     });
   return markdownTable(['figure', 'a', 'b', 'b / a'], rows);
 }

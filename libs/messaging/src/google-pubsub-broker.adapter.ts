@@ -45,6 +45,8 @@ export interface GooglePubSubBrokerOptions {
 }
 
 const DEFAULT_MAX_LEASE_EXTENSION_SECONDS = 3600;
+/** How long acks and nacks wait to be sent together (the client's default is 100 ms). */
+const ACK_FLUSH_MS = 1;
 /** The lease an on-demand pull asks for when none is configured (extended half-way). */
 const ON_DEMAND_ACK_DEADLINE_SECONDS = 60;
 
@@ -143,6 +145,10 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
       maxExtensionTime: Duration.from({
         seconds: options.maxLeaseExtensionSeconds ?? DEFAULT_MAX_LEASE_EXTENSION_SECONDS,
       }),
+      // Acks and nacks go out within ACK_FLUSH_MS instead of the client's 100 ms: Pub/Sub's
+      // server-side flow control counts a message as outstanding until its ack arrives, so with
+      // maxInFlight 10 the default held a subscription at ~95 msg/s (bench floors: 7× with it).
+      batching: { maxMilliseconds: ACK_FLUSH_MS },
       // Whatever is still unsettled at close goes back to Pub/Sub at once (the transport has
       // already waited for its handlers).
       closeOptions: {
