@@ -82,6 +82,16 @@ export class LiveEventsUnavailableError extends OrchestratorError {
 }
 
 /**
+ * The instance is shutting down: a stream opened now would keep the HTTP server from closing.
+ * Retryable: the client reconnects (to another instance, or to this one once restarted).
+ */
+export class ShuttingDownError extends OrchestratorError {
+  constructor() {
+    super('UPSTREAM_UNAVAILABLE', 'this instance is shutting down; reconnect', {}, true);
+  }
+}
+
+/**
  * Some step-ready messages could not be published (the others were). Retryable: the caller
  * nacks (step events) or leaves it to the reconciler, which republishes READY steps.
  */

@@ -5277,7 +5277,7 @@ export interface operations {
           'application/json': components['schemas']['ApiError'];
         };
       };
-      /** @description UPSTREAM_UNAVAILABLE: no live feed here; poll GET /runs/{runId}/status */
+      /** @description UPSTREAM_UNAVAILABLE: no live feed here (poll GET /runs/{runId}/status), or the instance is shutting down (retryable: reconnect) */
       502: {
         headers: {
           [name: string]: unknown;
@@ -5359,7 +5359,7 @@ export interface operations {
           'application/json': components['schemas']['ApiError'];
         };
       };
-      /** @description UPSTREAM_UNAVAILABLE: no live feed here; poll GET /runs/{runId}/status */
+      /** @description UPSTREAM_UNAVAILABLE: no live feed here (poll GET /runs/{runId}/status), or the instance is shutting down (retryable: reconnect) */
       502: {
         headers: {
           [name: string]: unknown;

@@ -12,7 +12,11 @@ import {
 import type { RunChangeFeed, RunFeedSubscription } from '@tda/flow-store';
 import { logEvent, type Logger } from '@tda/observability';
 import type { OrchestratorConfig } from '../config';
-import { LiveEventsUnavailableError, StreamLimitError } from '../orchestrator.errors';
+import {
+  LiveEventsUnavailableError,
+  ShuttingDownError,
+  StreamLimitError,
+} from '../orchestrator.errors';
 import {
   CLOCK,
   LOGGER,
@@ -53,6 +57,7 @@ interface OpenStream {
 @Injectable()
 export class EventStreams implements BeforeApplicationShutdown {
   private readonly perOwner = new Map<string, number>();
+  private closing = false;
   private readonly open = new Set<OpenStream>();
 
   constructor(
@@ -121,7 +126,12 @@ export class EventStreams implements BeforeApplicationShutdown {
     this.onFinish(stream, subscription);
   }
 
+  /**
+   * Ends every stream and refuses new ones: a client that reconnects during the shutdown would
+   * otherwise hold the HTTP server open for TDA_SSE_MAX_STREAM_SECONDS.
+   */
   beforeApplicationShutdown(): void {
+    this.closing = true;
     for (const stream of [...this.open]) stream.finish('shutdown');
   }
 
@@ -150,6 +160,7 @@ export class EventStreams implements BeforeApplicationShutdown {
     io: { request: StreamRequest; response: StreamResponse },
     fields: Record<string, unknown>,
   ): OpenStream {
+    if (this.closing) throw new ShuttingDownError();
     const limit = this.config.TDA_SSE_MAX_STREAMS_PER_OWNER;
     const current = this.perOwner.get(ownerId) ?? 0;
     if (current >= limit) {

@@ -7,6 +7,7 @@ import {
   type TestOrchestrator,
 } from '../testing/orchestrator.harness';
 import { openSse, type SseEvent, type SseTestStream } from '../testing/sse-test.client';
+import { EventStreams } from './event-streams.service';
 
 const TRIGGER = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT', timeframes: ['1d'] } };
 
@@ -207,5 +208,13 @@ describe('live events (SSE)', () => {
     expect(other.logs.withEvent('event_stream_closed').at(-1)).toMatchObject({
       reason: 'shutdown',
     });
+  });
+  it('refuses a stream opened while shutting down (it would hold the HTTP server open)', async () => {
+    orc = await startTestOrchestrator();
+    const alice = await orc.tokenFor('alice');
+    orc.app.get(EventStreams).beforeApplicationShutdown();
+    const res = await orc.request('GET', '/events/stream', { token: alice });
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryable: true });
   });
 });

@@ -28,7 +28,9 @@ const STREAM_ERRORS = {
   '429': error(
     'QUOTA_EXCEEDED (retryable): the owner already holds TDA_SSE_MAX_STREAMS_PER_OWNER open streams',
   ),
-  '502': error('UPSTREAM_UNAVAILABLE: no live feed here; poll GET /runs/{runId}/status'),
+  '502': error(
+    'UPSTREAM_UNAVAILABLE: no live feed here (poll GET /runs/{runId}/status), or the instance is shutting down (retryable: reconnect)',
+  ),
 };
 
 const stream = (description: string): Json => ({
