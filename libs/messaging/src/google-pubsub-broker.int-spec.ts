@@ -16,28 +16,6 @@ function emulatorClient(): PubSub {
   return new PubSub({ projectId, apiEndpoint: pubsubHost, emulatorMode: true });
 }
 
-describeMessageBrokerConformance(
-  'GooglePubSubBroker (Pub/Sub emulator)',
-  async () => {
-    const pubsub = emulatorClient();
-    const broker = new GooglePubSubBroker({ pubsub, closeTimeoutMs: 2_000 });
-    return {
-      broker,
-      createChannel: async ({ ackDeadlineSeconds }) => {
-        const prefix = uniqueName('conf');
-        await applyTopology(pubsub, conformanceTopology(prefix, ackDeadlineSeconds));
-        return conformanceChannel(prefix);
-      },
-      dispose: async () => {
-        await broker.close();
-        await pubsub.close();
-      },
-    };
-  },
-  // Pub/Sub's minimum ack deadline is 10 s; the redelivery comes after it, not before.
-  { shortAckDeadlineSeconds: 10, deliveryTimeoutMs: 20_000, expiryLowerBoundMs: 8_000 },
-);
-
 /** The same broker with every subscription pulling on demand (delivery: 'on-demand'). */
 function onDemand(broker: GooglePubSubBroker): MessageBroker & SnapshotBroker {
   return {
@@ -52,26 +30,33 @@ function onDemand(broker: GooglePubSubBroker): MessageBroker & SnapshotBroker {
   };
 }
 
-describeMessageBrokerConformance(
-  'GooglePubSubBroker, on-demand pull (Pub/Sub emulator)',
-  async () => {
-    const pubsub = emulatorClient();
-    const broker = new GooglePubSubBroker({ pubsub, closeTimeoutMs: 2_000 });
-    return {
-      broker: onDemand(broker),
-      createChannel: async ({ ackDeadlineSeconds }) => {
-        const prefix = uniqueName('cond');
-        await applyTopology(pubsub, conformanceTopology(prefix, ackDeadlineSeconds));
-        return conformanceChannel(prefix);
-      },
-      dispose: async () => {
-        await broker.close();
-        await pubsub.close();
-      },
-    };
-  },
-  { shortAckDeadlineSeconds: 10, deliveryTimeoutMs: 20_000, expiryLowerBoundMs: 8_000 },
-);
+/** The conformance suite on the emulator, for each delivery mode of the adapter. */
+for (const [mode, wrap] of [
+  ['streaming pull', (b: GooglePubSubBroker): MessageBroker => b],
+  ['on-demand pull', onDemand],
+] as const) {
+  describeMessageBrokerConformance(
+    `GooglePubSubBroker, ${mode} (Pub/Sub emulator)`,
+    async () => {
+      const pubsub = emulatorClient();
+      const broker = new GooglePubSubBroker({ pubsub, closeTimeoutMs: 2_000 });
+      return {
+        broker: wrap(broker),
+        createChannel: async ({ ackDeadlineSeconds }) => {
+          const prefix = uniqueName('conf');
+          await applyTopology(pubsub, conformanceTopology(prefix, ackDeadlineSeconds));
+          return conformanceChannel(prefix);
+        },
+        dispose: async () => {
+          await broker.close();
+          await pubsub.close();
+        },
+      };
+    },
+    // Pub/Sub's minimum ack deadline is 10 s; the redelivery comes after it, not before.
+    { shortAckDeadlineSeconds: 10, deliveryTimeoutMs: 20_000, expiryLowerBoundMs: 8_000 },
+  );
+}
 
 describe('GooglePubSubBroker specifics (emulator)', () => {
   it('on demand, a busy consumer is never handed a second message: the idle one gets it', async () => {
