@@ -26,6 +26,7 @@ import {
   EvaluationVersionConflictError,
   type EvaluationStore,
   type FlowRunStore,
+  type VersionedEvaluation,
 } from '@tda/flow-store';
 import { logEvent, type Logger } from '@tda/observability';
 import type { OrchestratorConfig } from '../config';
@@ -88,10 +89,9 @@ export class EvaluationsService {
 
   /** GET /evaluations/{id}: tops the window up first (a missed run end heals here), then scores. */
   async get(evaluationId: string, owner: string): Promise<EvaluationView> {
-    await this.owned(evaluationId, owner);
-    await this.topUp(evaluationId);
-    const evaluation = await this.owned(evaluationId, owner);
-    const runs = await this.runsOf(evaluation);
+    const state = await this.topUp(evaluationId, await this.ownedRead(evaluationId, owner));
+    if (state === null) throw new EvaluationNotFoundApiError(evaluationId);
+    const { evaluation, runs } = state;
     const points: ScoredPoint[] = [];
     for (const point of evaluation.points) {
       const run = point.runId === undefined ? undefined : runs.get(point.runId);
@@ -154,22 +154,34 @@ export class EvaluationsService {
     if (evaluationId !== undefined) await this.topUp(evaluationId);
   }
 
-  /** read → decideTopUp → idempotent triggers → conditional write; a lost race decides again. */
-  async topUp(evaluationId: string): Promise<void> {
-    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt += 1) {
-      const read = await this.store.get(evaluationId);
-      if (read === null) return;
+  /**
+   * read → decideTopUp → idempotent triggers → conditional write; a lost race decides again.
+   * Returns the evaluation as it now stands with its runs (null: there is none).
+   */
+  async topUp(
+    evaluationId: string,
+    known?: VersionedEvaluation,
+  ): Promise<{ evaluation: RecommendationEvaluation; runs: Map<string, FlowRun> } | null> {
+    let read = known ?? (await this.store.get(evaluationId));
+    for (let attempt = 1; read !== null && attempt <= WRITE_ATTEMPTS; attempt += 1) {
       const runs = await this.runsOf(read.evaluation);
       const due = decideTopUp(read.evaluation, (runId) => runs.get(runId)?.status);
-      if (due.length === 0) return;
+      if (due.length === 0) return { evaluation: read.evaluation, runs };
       const points = await this.trigger(read.evaluation, due);
       try {
-        await this.store.update(evaluationId, { points }, read.version);
-        return;
+        const written = await this.store.update(evaluationId, { points }, read.version);
+        return {
+          evaluation: written.evaluation,
+          runs: await this.runsOf(written.evaluation, runs),
+        };
       } catch (error) {
         if (!(error instanceof EvaluationVersionConflictError)) throw error;
+        read = await this.store.get(evaluationId);
       }
     }
+    return read === null
+      ? null
+      : { evaluation: read.evaluation, runs: await this.runsOf(read.evaluation) };
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -308,17 +320,31 @@ export class EvaluationsService {
   }
 
   private async owned(evaluationId: string, owner: string): Promise<RecommendationEvaluation> {
+    return (await this.ownedRead(evaluationId, owner)).evaluation;
+  }
+
+  /** The evaluation and its version if it is the owner's; 404 for a missing or foreign one. */
+  private async ownedRead(evaluationId: string, owner: string): Promise<VersionedEvaluation> {
     const read = await this.store.get(evaluationId);
     if (read === null || read.evaluation.ownerId !== owner) {
       throw new EvaluationNotFoundApiError(evaluationId);
     }
-    return read.evaluation;
+    return read;
   }
 
-  private async runsOf(evaluation: RecommendationEvaluation): Promise<Map<string, FlowRun>> {
+  /** The runs of the evaluation's points; those in `known` are not read again. */
+  private async runsOf(
+    evaluation: RecommendationEvaluation,
+    known: ReadonlyMap<string, FlowRun> = new Map(),
+  ): Promise<Map<string, FlowRun>> {
     const runs = new Map<string, FlowRun>();
     for (const point of evaluation.points) {
       if (point.runId === undefined) continue;
+      const seen = known.get(point.runId);
+      if (seen !== undefined) {
+        runs.set(point.runId, seen);
+        continue;
+      }
       const read = await this.runStore.get(point.runId);
       if (read !== null) runs.set(point.runId, read.run);
     }
