@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
 
 /** One part of `npm run bench`: a Markdown report and the same numbers as JSON. */
 export interface BenchPart {
@@ -109,4 +111,43 @@ export function compareRuns(a: unknown, b: unknown): string {
       return [path, shown(x), shown(y), x === 0 ? '—' : `${(y / x).toFixed(2)}×`];
     });
   return markdownTable(['figure', 'a', 'b', 'b / a'], rows);
+}
+
+/** Where the machine's CPU went while `run` ran: this process, and every process together. */
+export interface CpuUse {
+  /** CPU seconds of this process (user + system). */
+  processSeconds: number;
+  /** Busy CPU seconds of the whole machine (all cores, /proc/stat; 0 where there is none). */
+  machineSeconds: number;
+  /** Wall seconds. */
+  wallSeconds: number;
+}
+
+function machineBusySeconds(): number {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+    return (total - idle) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs `run` and says how much CPU it took, here and machine-wide (the emulators included). */
+export async function withCpu<T>(run: () => Promise<T>): Promise<{ result: T; cpu: CpuUse }> {
+  const process0 = process.cpuUsage();
+  const machine0 = machineBusySeconds();
+  const wall0 = performance.now();
+  const result = await run();
+  const used = process.cpuUsage(process0);
+  return {
+    result,
+    cpu: {
+      processSeconds: (used.user + used.system) / 1e6,
+      machineSeconds: machineBusySeconds() - machine0,
+      wallSeconds: (performance.now() - wall0) / 1000,
+    },
+  };
 }

@@ -54,7 +54,7 @@ export interface FloorsData {
 const CONCURRENCY = [1, 8, 32];
 
 /** `workers` loops, each on its own document: get, then update at the read's update time. */
-async function firestoreFloor(
+export async function firestoreFloor(
   firestore: Firestore,
   collection: string,
   workers: number,
@@ -82,7 +82,11 @@ async function firestoreFloor(
 }
 
 /** Publish one, wait for its delivery, `messages` times; then a burst of `burst` at once. */
-async function pubsubFloor(pubsub: PubSub, messages: number, burst: number): Promise<PubSubFloor> {
+export async function pubsubFloor(
+  pubsub: PubSub,
+  messages: number,
+  burst: number,
+): Promise<PubSubFloor> {
   const name = `bench-floor-${Date.now().toString(36)}`;
   const [topic] = await pubsub.createTopic(name);
   await topic.createSubscription(`${name}-sub`, { ackDeadlineSeconds: 10 });
@@ -117,6 +121,69 @@ async function pubsubFloor(pubsub: PubSub, messages: number, burst: number): Pro
       latency: { messages, ...latencyStats(latencies) },
       burst: { messages: burst, messagesPerSecond: burst / seconds },
     };
+  } finally {
+    await handle.close();
+    await broker.close();
+  }
+}
+
+export interface HopFloorRow extends LatencyStats {
+  concurrency: number;
+  hops: number;
+}
+
+/**
+ * The floor of one TDA hop, measured end to end with the same clients: publish → delivered →
+ * get the document → update it conditional on the read (what a worker does from a step-ready
+ * message to its claim, and the orchestrator from a step event to the next READY). `loops`
+ * concurrent loops, each on its own document.
+ */
+export async function hopFloor(
+  firestore: Firestore,
+  pubsub: PubSub,
+  loops: number,
+  hopsPerLoop: number,
+): Promise<HopFloorRow> {
+  const name = `bench-hop-${loops}-${Date.now().toString(36)}`;
+  const [topic] = await pubsub.createTopic(name);
+  await topic.createSubscription(`${name}-sub`, { ackDeadlineSeconds: 10 });
+  const broker = new GooglePubSubBroker({ pubsub });
+  const done = new Map<string, (at: number) => void>();
+  const collection = firestore.collection(`bench_hop_${Date.now().toString(36)}`);
+  const handle = await broker.subscribe(
+    `${name}-sub`,
+    (message) => {
+      const { doc, seq } = JSON.parse(message.data.toString('utf8')) as {
+        doc: string;
+        seq: number;
+      };
+      void (async () => {
+        const ref = collection.doc(doc);
+        const snapshot = await ref.get();
+        const lastUpdateTime = snapshot.updateTime;
+        if (lastUpdateTime === undefined) throw new Error('the document vanished');
+        await ref.update({ n: FieldValue.increment(1) }, { lastUpdateTime });
+        message.ack();
+        done.get(`${doc}/${seq}`)?.(performance.now());
+      })().catch(() => message.nack());
+    },
+    { maxInFlight: 10 },
+  );
+  try {
+    const latencies: number[] = [];
+    await Promise.all(
+      Array.from({ length: loops }, async (_, w) => {
+        const doc = `loop-${w}`;
+        await collection.doc(doc).set({ n: 0 });
+        for (let seq = 0; seq < hopsPerLoop; seq += 1) {
+          const arrived = new Promise<number>((resolve) => done.set(`${doc}/${seq}`, resolve));
+          const t0 = performance.now();
+          await broker.publish(name, { data: { doc, seq } });
+          latencies.push((await arrived) - t0);
+        }
+      }),
+    );
+    return { concurrency: loops, hops: latencies.length, ...latencyStats(latencies) };
   } finally {
     await handle.close();
     await broker.close();

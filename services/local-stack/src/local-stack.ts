@@ -6,6 +6,7 @@ import { ensureDemoAccount } from '@tda/accounts';
 import { backendConfigSchema, createBackends, type Backends } from '@tda/backends';
 import { loadConfig, type EnvSource } from '@tda/config';
 import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators';
+import type { FlowCatalogue } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
 import { createConfiguredCandleSource } from '@tda/market-data';
 import type { MessageBroker } from '@tda/messaging';
@@ -17,6 +18,7 @@ import type { WorkerStepType } from '@tda/step-types';
 import {
   composeWorker,
   type AnyStepHandler,
+  type AnyWorkerDefinition,
   type ComposedWorker,
   type StepHarnessPolicy,
   type WorkerRuntime,
@@ -56,10 +58,10 @@ export interface StartLocalStackOptions {
 export type LocalService = 'orchestrator' | `worker-${string}`;
 
 /**
- * Fault injection and tuning for tests: decorate the store, broker and handler each service
- * gets (wrappers around the real adapters, so the services themselves stay unchanged), override
- * the workers' harness policy (short leases), or leave workers out to run them as separate
- * processes.
+ * Fault injection and tuning for tests and the bench: decorate the store, broker and handler
+ * each service gets (wrappers around the real adapters, so the services themselves stay
+ * unchanged), override the workers' harness policy (short leases), leave workers out to run them
+ * as separate processes, or compose other flows and workers (the bench's no-op step type).
  */
 export interface LocalStackHooks {
   store?(store: FlowRunStore, service: LocalService): FlowRunStore;
@@ -69,6 +71,10 @@ export interface LocalStackHooks {
   omitWorkers?: readonly WorkerStepType[];
   /** The orchestrator's clock (the schedules e2e drives slots with it); workers keep real time. */
   clock?: () => Date;
+  /** The orchestrator's flows instead of the deployment's catalogue. */
+  catalogue?: FlowCatalogue;
+  /** The workers to compose instead of LOCAL_WORKERS. */
+  workers?: readonly AnyWorkerDefinition[];
 }
 
 /**
@@ -116,6 +122,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
       signals: backends.signals,
       evaluations: backends.evaluations,
       ...(hooks.clock === undefined ? {} : { clock: hooks.clock }),
+      ...(hooks.catalogue === undefined ? {} : { catalogue: hooks.catalogue }),
       marketData: await createConfiguredCandleSource(orchestratorConfig),
       logger: options.loggerFor('orchestrator'),
       config: orchestratorConfig,
@@ -280,7 +287,7 @@ async function demoAccountLine(
   ];
 }
 
-/** Every registered worker (LOCAL_WORKERS) not omitted by a test, over the shared adapters. */
+/** Every registered worker (LOCAL_WORKERS, or the hooks') not omitted, over the shared adapters. */
 async function startWorkers(parts: {
   env: EnvSource;
   adapters: (service: LocalService) => {
@@ -297,7 +304,7 @@ async function startWorkers(parts: {
   const omitted = new Set<string>(hooks.omitWorkers ?? []);
   const started: ComposedWorker<AnyStepHandler>[] = [];
   try {
-    for (const definition of LOCAL_WORKERS) {
+    for (const definition of hooks.workers ?? LOCAL_WORKERS) {
       const { service, stepType } = definition.descriptor;
       if (omitted.has(stepType)) continue;
       const decorate = hooks.handler;

@@ -1,0 +1,166 @@
+import { PubSub } from '@google-cloud/pubsub';
+import { startEmulators } from '@tda/emulators';
+import { createFirestore } from '@tda/flow-store';
+import { machine, type BenchPart, type BenchPartOptions } from '../bench-kit';
+import {
+  firestoreFloor,
+  hopFloor,
+  pubsubFloor,
+  type FirestoreFloorRow,
+  type HopFloorRow,
+  type PubSubFloor,
+} from '../floors/floors.bench';
+import {
+  marginalPerStep,
+  measureHops,
+  measureThroughput,
+  type HopRow,
+  type Shape,
+  type ThroughputRow,
+} from './platform-measure';
+import { startPlatformStack, type EmulatorEndpoints, type PlatformStack } from './platform-stack';
+import { renderPlatform } from './platform.render';
+
+export interface PlatformFloors {
+  firestore: FirestoreFloorRow[];
+  pubsub: PubSubFloor;
+  hop: HopFloorRow[];
+}
+
+export interface PlatformData {
+  machine: ReturnType<typeof machine>;
+  backend: string;
+  floors: PlatformFloors;
+  hops: HopRow[];
+  throughput: ThroughputRow[];
+  /** Calls per extra step: the longest chain row minus the shortest, per step. */
+  marginalPerStep: Record<string, number>;
+}
+
+export interface PlatformOptions extends BenchPartOptions {
+  /** Emulators already running (the smoke spec's); default: the part starts its own. */
+  endpoints?: EmulatorEndpoints;
+}
+
+const CONCURRENCY = [1, 8, 32];
+const HOP_CHAIN: Shape = { kind: 'chain', length: 5 };
+
+interface Sizes {
+  concurrency: number[];
+  hopRuns: (concurrency: number) => number;
+  hopShape: Shape;
+  floorOps: number;
+  throughput: { shape: Shape; runs: number; concurrency: number }[];
+}
+
+const FULL: Sizes = {
+  concurrency: CONCURRENCY,
+  hopRuns: (c) => Math.max(20, c * 3),
+  hopShape: HOP_CHAIN,
+  floorOps: 200,
+  throughput: [
+    { shape: { kind: 'chain', length: 1 }, runs: 192, concurrency: 32 },
+    { shape: { kind: 'chain', length: 10 }, runs: 64, concurrency: 32 },
+    { shape: { kind: 'chain', length: 100 }, runs: 8, concurrency: 8 },
+    { shape: { kind: 'fanout', width: 32 }, runs: 4, concurrency: 1 },
+  ],
+};
+
+const SMOKE: Sizes = {
+  concurrency: [1, 2],
+  hopRuns: () => 2,
+  hopShape: { kind: 'chain', length: 3 },
+  floorOps: 2,
+  throughput: [
+    { shape: { kind: 'chain', length: 1 }, runs: 2, concurrency: 2 },
+    { shape: { kind: 'chain', length: 4 }, runs: 1, concurrency: 1 },
+    { shape: { kind: 'fanout', width: 3 }, runs: 1, concurrency: 1 },
+  ],
+};
+
+/** The floors on the emulators under test, in this run: Firestore, Pub/Sub, and the hop's. */
+async function emulatorFloors(endpoints: EmulatorEndpoints, sizes: Sizes): Promise<PlatformFloors> {
+  const firestore = createFirestore({
+    projectId: endpoints.projectId,
+    emulatorHost: endpoints.firestoreHost,
+  });
+  const pubsub = new PubSub({
+    projectId: endpoints.projectId,
+    apiEndpoint: endpoints.pubsubHost,
+    emulatorMode: true,
+  });
+  try {
+    const collection = `bench_floor_${Date.now().toString(36)}`;
+    const floors: PlatformFloors = {
+      firestore: [],
+      hop: [],
+      pubsub: await pubsubFloor(pubsub, sizes.floorOps / 2, sizes.floorOps * 2),
+    };
+    for (const c of sizes.concurrency) {
+      const perLoop = Math.max(2, Math.ceil(sizes.floorOps / c));
+      floors.firestore.push(await firestoreFloor(firestore, collection, c, perLoop));
+      floors.hop.push(
+        await hopFloor(firestore, pubsub, c, Math.max(2, Math.ceil(sizes.floorOps / 2 / c))),
+      );
+    }
+    return floors;
+  } finally {
+    await firestore.terminate();
+    await pubsub.close();
+  }
+}
+
+/** Hops at each concurrency, then the throughput shapes, on one running stack. */
+export async function measurePlatform(
+  platform: PlatformStack,
+  sizes: Sizes,
+): Promise<Pick<PlatformData, 'hops' | 'throughput' | 'marginalPerStep'>> {
+  // Warm-up: JIT, gRPC channels, the first subscription streams.
+  await measureThroughput(platform, sizes.hopShape, 4, 2);
+  const hops: HopRow[] = [];
+  for (const c of sizes.concurrency) {
+    hops.push(await measureHops(platform, sizes.hopShape, c, sizes.hopRuns(c)));
+  }
+  const throughput: ThroughputRow[] = [];
+  for (const row of sizes.throughput) {
+    throughput.push(await measureThroughput(platform, row.shape, row.runs, row.concurrency));
+  }
+  const chains = throughput.filter((row) => row.shape.startsWith('chain'));
+  const [short, long] = [chains[0], chains.at(-1)];
+  return {
+    hops,
+    throughput,
+    marginalPerStep:
+      short !== undefined && long !== undefined && long !== short
+        ? marginalPerStep(short, long)
+        : {},
+  };
+}
+
+/** `npm run bench -- platform`: TDA's own hops, throughput and cost on the emulators. */
+export async function runPlatformBench(options: PlatformOptions): Promise<BenchPart> {
+  const sizes = options.smoke ? SMOKE : FULL;
+  const started =
+    options.endpoints === undefined ? await startEmulators('bench-platform') : undefined;
+  const endpoints: EmulatorEndpoints = options.endpoints ?? (started as EmulatorEndpoints);
+  try {
+    const floors = await emulatorFloors(endpoints, sizes);
+    const platform = await startPlatformStack({
+      backend: 'emulators',
+      emulators: { ...endpoints, projectId: `${endpoints.projectId}-platform` },
+    });
+    try {
+      const data: PlatformData = {
+        machine: machine(),
+        backend: `emulators (Firestore ${endpoints.firestoreHost}, Pub/Sub ${endpoints.pubsubHost})`,
+        floors,
+        ...(await measurePlatform(platform, sizes)),
+      };
+      return { part: 'platform', markdown: renderPlatform(data), data };
+    } finally {
+      await platform.close();
+    }
+  } finally {
+    await started?.stop();
+  }
+}

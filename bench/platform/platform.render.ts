@@ -1,0 +1,205 @@
+import { fmt, markdownTable, type LatencyStats } from '../bench-kit';
+import type { HopStats } from './hop-analysis';
+import type { HopRow, ThroughputRow } from './platform-measure';
+import type { PlatformData, PlatformFloors } from './platform.bench';
+
+const ms = (value: number): string => value.toFixed(1);
+const times = (value: number): string => `${value.toFixed(2)}×`;
+/** Writes of the run document per step on the happy path: claim, finalize, advance. */
+export const WRITES_PER_STEP = 3;
+
+function floorTables(floors: PlatformFloors): string[] {
+  const firestore = markdownTable(
+    ['concurrency', 'p50 ms', 'p90 ms', 'p99 ms', 'ops/s'],
+    floors.firestore.map((r) => [
+      String(r.concurrency),
+      ms(r.p50),
+      ms(r.p90),
+      ms(r.p99),
+      fmt(r.opsPerSecond),
+    ]),
+  );
+  const { latency, burst } = floors.pubsub;
+  const pubsub = markdownTable(
+    ['p50 ms', 'p90 ms', 'p99 ms', 'burst msg/s'],
+    [[ms(latency.p50), ms(latency.p90), ms(latency.p99), fmt(burst.messagesPerSecond)]],
+  );
+  const hop = markdownTable(
+    ['concurrency', 'hops', 'p50 ms', 'p90 ms', 'p99 ms'],
+    floors.hop.map((r) => [String(r.concurrency), String(r.hops), ms(r.p50), ms(r.p90), ms(r.p99)]),
+  );
+  return [
+    'Floors, measured first on the same backend. Firestore: get + update conditional on the read (one document per loop):',
+    '',
+    firestore,
+    '',
+    "Pub/Sub: publish → delivered (TDA's broker client and settings), one at a time; then a burst:",
+    '',
+    pubsub,
+    '',
+    'Hop floor: publish → delivered → get → conditional update, with the same clients (one document per loop):',
+    '',
+    hop,
+  ];
+}
+
+function hopLine(
+  name: string,
+  hop: HopStats,
+  floor: LatencyStats | undefined,
+  c: number,
+): string[] {
+  const ratio = (a: number, b: number | undefined) =>
+    b === undefined || b === 0 ? '–' : times(a / b);
+  return [
+    name,
+    String(c),
+    String(hop.samples),
+    ms(hop.p50),
+    ms(hop.p90),
+    ms(hop.p99),
+    floor === undefined ? '–' : ms(floor.p50),
+    ratio(hop.p50, floor?.p50),
+    ratio(hop.p99, floor?.p99),
+  ];
+}
+
+function hopTables(rows: readonly HopRow[], floors: PlatformFloors): string[] {
+  const lines: string[][] = [];
+  for (const row of rows) {
+    const hopFloor = floors.hop.find((f) => f.concurrency === row.concurrency);
+    const writeFloor = floors.firestore.find((f) => f.concurrency === row.concurrency);
+    lines.push(hopLine('dispatch', row.dispatch, hopFloor, row.concurrency));
+    lines.push(hopLine('advance', row.advance, hopFloor, row.concurrency));
+    lines.push(hopLine('finalize', row.finalize, writeFloor, row.concurrency));
+  }
+  const table = markdownTable(
+    [
+      'hop',
+      'runs at once',
+      'samples',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'floor p50 ms',
+      'p50 / floor',
+      'p99 / floor',
+    ],
+    lines,
+  );
+  const segments = rows.map((row) =>
+    [
+      `${row.concurrency} at once`,
+      ...(['dispatch', 'advance', 'finalize'] as const).map(
+        (hop) =>
+          `${hop}: ${Object.entries(row[hop].segments)
+            .map(([k, v]) => `${k} ${ms(v)}`)
+            .join(', ')}`,
+      ),
+    ].join(' · '),
+  );
+  return [
+    'Hops of no-op chains (READY committed → handler entered; handler done → SUCCEEDED committed; last dependency SUCCEEDED → next READY committed). Floor: the hop floor above at the same concurrency (finalize: the Firestore floor). Targets at 8 runs: p50 ≤ 1.3×, p99 ≤ 2×.',
+    '',
+    table,
+    '',
+    'Where the time goes (p50 of each segment, ms):',
+    '',
+    ...segments.map((s) => `- ${s}`),
+  ];
+}
+
+/** The floor row measured at the largest concurrency not above `inFlight` (else the lowest). */
+function floorAt<R extends { concurrency: number }>(
+  rows: readonly R[],
+  inFlight: number,
+): R | undefined {
+  return (
+    rows.reduce<R | undefined>(
+      (best, row) =>
+        row.concurrency <= inFlight && (best === undefined || row.concurrency > best.concurrency)
+          ? row
+          : best,
+      undefined,
+    ) ?? rows[0]
+  );
+}
+
+const steps = (r: ThroughputRow): number => r.runs * r.stepsPerRun;
+
+function throughputTable(
+  rows: readonly ThroughputRow[],
+  floors: PlatformFloors,
+  cores: number,
+): string[] {
+  const table = markdownTable(
+    [
+      'flow',
+      'runs × at once',
+      'steps/s',
+      'runs/s',
+      'Firestore floor ops/s',
+      `steps/s × ${WRITES_PER_STEP} / floor`,
+      'claimed once',
+      'conflicts',
+      'writes/s one doc (peak, mean)',
+      'CPU ms/step (TDA, machine)',
+      'machine busy',
+    ],
+    rows.map((r) => {
+      const floor = floorAt(floors.firestore, r.concurrency * r.parallelSteps);
+      return [
+        r.shape,
+        `${r.runs} × ${r.concurrency}`,
+        fmt(r.stepsPerSecond),
+        fmt(r.runsPerSecond),
+        floor === undefined ? '–' : fmt(floor.opsPerSecond),
+        floor === undefined
+          ? '–'
+          : times((r.stepsPerSecond * WRITES_PER_STEP) / floor.opsPerSecond),
+        `${r.runsClaimedOnce}/${r.runs}`,
+        String(r.counts.conflicts),
+        `${r.documentWrites.peakPerSecond}, ${fmt(r.documentWrites.meanPerSecond)}`,
+        `${ms((r.cpu.processSeconds * 1000) / steps(r))}, ${ms((r.cpu.machineSeconds * 1000) / steps(r))}`,
+        `${Math.round((100 * r.cpu.machineSeconds) / (r.cpu.wallSeconds * cores))} %`,
+      ];
+    }),
+  );
+  return [
+    `Throughput with no-op workers (floor: the Firestore floor at the number of steps in flight; one step = ${WRITES_PER_STEP} conditional writes; target ≥ 0.7×):`,
+    '',
+    table,
+  ];
+}
+
+function costTable(data: PlatformData): string[] {
+  const row = (name: string, c: Record<string, number>): string[] => [
+    name,
+    ...['reads', 'writes', 'messages', 'queries', 'conflicts'].map((k) => (c[k] ?? 0).toFixed(2)),
+  ];
+  const rows = data.throughput.map((r) => row(`${r.shape} (all calls / steps)`, r.perStep));
+  if (Object.keys(data.marginalPerStep).length > 0)
+    rows.push(row('one more step (marginal)', data.marginalPerStep));
+  return [
+    'Cost per step, counted at the adapters (orchestrator and worker; the trigger included in "all calls"). Budget: ≤ 4 reads, ≤ 3 writes, 2 messages:',
+    '',
+    markdownTable(['flow', 'reads', 'writes', 'messages', 'queries', 'conflicts'], rows),
+  ];
+}
+
+export function renderPlatform(data: PlatformData): string {
+  const { cpu, cores, node, loadavg1m } = data.machine;
+  return [
+    `### platform: ${data.backend}`,
+    '',
+    `Machine: ${cpu}, ${cores} cores, Node ${node}, load ${loadavg1m}.`,
+    '',
+    ...floorTables(data.floors),
+    '',
+    ...hopTables(data.hops, data.floors),
+    '',
+    ...throughputTable(data.throughput, data.floors, cores),
+    '',
+    ...costTable(data),
+  ].join('\n');
+}
