@@ -47,9 +47,18 @@ function clone<T>(value: T): T {
  * field. The in-memory store and the tests use this, so both backends agree on what a patch means.
  */
 export function applyPatch(run: FlowRun, patch: RunPatch): FlowRun {
-  const next = clone(run) as unknown as Record<string, unknown>;
-  for (const [path, value] of Object.entries(patch)) setAtPath(next, path, value);
-  return next as unknown as FlowRun;
+  return applyPatchInPlace(clone(run), patch);
+}
+
+/**
+ * applyPatch on `run` itself (mutated and returned; the patch's values are copied in): for a
+ * store that owns its copy of the document, where a deep clone per write was its main CPU cost
+ * (issue 16, bench platform).
+ */
+export function applyPatchInPlace(run: FlowRun, patch: RunPatch): FlowRun {
+  const target = run as unknown as Record<string, unknown>;
+  for (const [path, value] of Object.entries(patch)) setAtPath(target, path, value);
+  return run;
 }
 
 /** One patch entry on `target` (mutated), with Firestore `update()` semantics. */

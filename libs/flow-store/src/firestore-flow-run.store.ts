@@ -10,7 +10,7 @@ import {
   Timestamp,
 } from '@google-cloud/firestore';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatch, isFieldDelete, isStorageSafeStepId } from '@tda/flow-engine';
+import { type RunPatch, applyPatchInPlace, isFieldDelete, isStorageSafeStepId } from '@tda/flow-engine';
 import {
   RunAlreadyExistsError,
   RunNotFoundError,
@@ -70,7 +70,7 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
    * runId → the last snapshot this instance read or wrote. `update` must return the run as
    * written without reading it again (DESIGN.md §8 read budget): the caller normally read the
    * run through this instance just before, so the run at `expectedVersion` is here and
-   * applyPatch gives the written state exactly (the precondition proves nothing else changed).
+   * applyPatchInPlace on the cached copy gives the written state exactly (the precondition proves nothing else changed).
    * On a miss the adapter reads the document at the write time instead.
    */
   private readonly snapshots = new Map<string, VersionedRun>();
@@ -199,7 +199,8 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
     const version = versionOf(writeTime);
     const before = this.snapshots.get(runId);
     if (before !== undefined && before.version === expectedVersion) {
-      return this.remember({ run: applyPatch(before.run, stored), version });
+      // The cached copy is this adapter's own: patched where it lies instead of cloned.
+      return this.remember({ run: applyPatchInPlace(before.run, stored), version });
     }
     const written = await this.firestore.runTransaction(async (t) => t.get(ref), {
       readOnly: true,
@@ -277,20 +278,20 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
       : new RunNotFoundError(runId);
   }
 
-  /** Caches a copy and hands back another, so neither the caller nor the cache share objects. */
+  /**
+   * Caches `versioned` and returns a copy for the caller. The run passed in must be one nobody
+   * else holds (freshly decoded, prepared or patched): the cache keeps it as it is, so each read
+   * or write costs one deep copy, not two.
+   */
   private remember(versioned: VersionedRun): VersionedRun {
     const runId = versioned.run.runId;
-    if (this.cacheSize > 0) {
-      this.snapshots.delete(runId);
-      this.snapshots.set(runId, {
-        run: structuredClone(versioned.run),
-        version: versioned.version,
-      });
-      // Map iteration order is insertion order: the first key is the least recently touched.
-      for (const oldest of this.snapshots.keys()) {
-        if (this.snapshots.size <= this.cacheSize) break;
-        this.snapshots.delete(oldest);
-      }
+    if (this.cacheSize === 0) return versioned;
+    this.snapshots.delete(runId);
+    this.snapshots.set(runId, versioned);
+    // Map iteration order is insertion order: the first key is the least recently touched.
+    for (const oldest of this.snapshots.keys()) {
+      if (this.snapshots.size <= this.cacheSize) break;
+      this.snapshots.delete(oldest);
     }
     return { run: structuredClone(versioned.run), version: versioned.version };
   }

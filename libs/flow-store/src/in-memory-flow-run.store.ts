@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatch, isStorageSafeStepId } from '@tda/flow-engine';
+import { type RunPatch, applyPatchInPlace, isStorageSafeStepId } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
 import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
@@ -92,7 +92,8 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     const entry = isRunId(runId) ? this.docs.get(runId) : undefined;
     if (entry === undefined) throw new RunNotFoundError(runId);
     if (entry.version !== expectedVersion) throw new VersionConflictError(runId, expectedVersion);
-    const next = applyPatch(entry.doc as FlowRun, stored);
+    // The stored document is this store's own (every reader gets a copy): patched in place.
+    const next = applyPatchInPlace(entry.doc as FlowRun, stored);
     const version = this.nextVersion();
     this.docs.set(runId, { doc: next as Record<string, unknown>, version });
     this.notify(next);

@@ -211,6 +211,9 @@ export function describeFlowRunStoreConformance(
 
         const patch = { 'steps.ohlcv_export:1d.inputs': { list: [1, 2] } };
         const updated = await store.update(run.runId, patch, created.version);
+        // The run an update returns is built from the adapter's own copy, not the callers'.
+        expect(updated.run.status).toBe('RUNNING');
+        expect(updated.run.ownerId).toBe('user-1');
         patch['steps.ohlcv_export:1d.inputs'].list.push(3);
         const inputs = updated.run.steps['ohlcv_export:1d']?.inputs;
         if (inputs !== undefined) inputs['list'] = 'mutated';
