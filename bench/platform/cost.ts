@@ -4,7 +4,7 @@ import type { CallLog, StoreCall } from './recording-adapters';
 export interface CallCounts {
   /** Run documents read: get() calls plus the documents list() queries returned. */
   reads: number;
-  /** list() queries (admission's, the quota's); their documents are in `reads`. */
+  /** list() and count() queries (admission's, the quota's); what they bill is in `reads`. */
   queries: number;
   /** Committed create() and update() of a run document. */
   writes: number;
@@ -47,7 +47,7 @@ export function countCalls(log: CallLog): CallCounts {
 
 function fieldOf(call: StoreCall): 'reads' | 'queries' | 'writes' | 'conflicts' {
   if (call.op === 'get') return 'reads';
-  if (call.op === 'list') return 'queries';
+  if (call.op === 'list' || call.op === 'count') return 'queries';
   return call.ok ? 'writes' : 'conflicts';
 }
 

@@ -1,7 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { FlowRun } from '@tda/contracts';
 import type { RunPatch } from '@tda/flow-engine';
-import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from '@tda/flow-store';
+import type {
+  FlowRunStore,
+  RunCountQuery,
+  RunListPage,
+  RunListQuery,
+  VersionedRun,
+} from '@tda/flow-store';
 import type {
   MessageBroker,
   MessageListener,
@@ -16,14 +22,17 @@ export type Service = string;
 /** One call to the run store, with when it was issued and when it came back. */
 export interface StoreCall {
   service: Service;
-  op: 'create' | 'get' | 'update' | 'list';
+  op: 'create' | 'get' | 'update' | 'list' | 'count';
   runId?: string;
   /** update: false when the precondition failed (or the write threw). */
   ok: boolean;
   start: number;
   end: number;
   patch?: RunPatch;
-  /** list: documents returned (Firestore bills a query per document it returns). */
+  /**
+   * Documents billed: a list's documents returned, a count's 1 per 1,000 runs counted (how
+   * Firestore bills each).
+   */
   docs?: number;
 }
 
@@ -107,6 +116,15 @@ export class RecordingRunStore implements FlowRunStore {
       { service: this.service, op: 'list' },
       () => this.inner.list(query),
       (page) => ({ docs: page.runs.length }),
+    );
+  }
+
+  count(query: RunCountQuery): Promise<number> {
+    return timed(
+      this.log,
+      { service: this.service, op: 'count' },
+      () => this.inner.count(query),
+      (n) => ({ docs: Math.max(1, Math.ceil(n / 1000)) }),
     );
   }
 }

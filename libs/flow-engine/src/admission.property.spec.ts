@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareCreationOrder, planAdmission, type AdmissionRun } from './admission';
+import { compareCreationOrder, countRunning, planAdmission, type AdmissionRun } from './admission';
 import { iso } from './testing/run-fixtures';
 
 const OWNERS = ['alice', 'bob', 'carol', 'dave'] as const;
@@ -37,6 +37,20 @@ function countBy(owners: readonly string[]): Map<string, number> {
 }
 
 describe('planAdmission (properties)', () => {
+  it('plans the same from the running runs or from their counts (the queued owners only)', () => {
+    fc.assert(
+      fc.property(runningArb, queuedArb, limitsArb, (running, queued, limits) => {
+        const all = countRunning(running);
+        const queuedOwners = new Set(queued.map((r) => r.ownerId));
+        const byOwner = new Map([...all.byOwner].filter(([owner]) => queuedOwners.has(owner)));
+        const counted = planAdmission({ total: all.total, byOwner }, queued, limits);
+        const listed = planAdmission(running, queued, limits);
+        expect(counted.admit).toEqual(listed.admit);
+        expect(counted.queue).toEqual(listed.queue);
+      }),
+    );
+  });
+
   it('never exceeds a limit it started under, admits maximally, in creation order, per-owner FIFO', () => {
     fc.assert(
       fc.property(runningArb, queuedArb, limitsArb, (running, queued, limits) => {

@@ -72,13 +72,13 @@ export function compareCreationOrder(a: AdmissionRun, b: AdmissionRun): number {
  * overshooting (they pick the same runs, and starting a run is a conditional write).
  */
 export function planAdmission(
-  running: readonly Pick<AdmissionRun, 'ownerId'>[],
+  running: RunningCounts | readonly Pick<AdmissionRun, 'ownerId'>[],
   queued: readonly AdmissionRun[],
   limits: AdmissionLimits,
 ): AdmissionPlan {
-  const byOwner = new Map<string, number>();
-  for (const run of running) byOwner.set(run.ownerId, (byOwner.get(run.ownerId) ?? 0) + 1);
-  let total = running.length;
+  const counts = isRunningCounts(running) ? running : countRunning(running);
+  const byOwner = new Map(counts.byOwner);
+  let total = counts.total;
   const ordered = dedupe(queued).sort(compareCreationOrder);
   const ownerTotals = new Map<string, number>();
   for (const run of ordered) ownerTotals.set(run.ownerId, (ownerTotals.get(run.ownerId) ?? 0) + 1);
@@ -118,6 +118,27 @@ export function planAdmission(
     };
   });
   return { admit, queue, running: total, runningByOwner: Object.fromEntries(byOwner) };
+}
+
+/**
+ * How many runs are RUNNING: overall, and for the owners that matter (those of the queued runs;
+ * an owner not in the map has none). What the orchestrator reads with count queries instead of
+ * the running runs themselves.
+ */
+export interface RunningCounts {
+  total: number;
+  byOwner: ReadonlyMap<string, number>;
+}
+
+function isRunningCounts(value: unknown): value is RunningCounts {
+  return typeof value === 'object' && value !== null && 'byOwner' in value;
+}
+
+/** The counts of a list of RUNNING runs. */
+export function countRunning(running: readonly Pick<AdmissionRun, 'ownerId'>[]): RunningCounts {
+  const byOwner = new Map<string, number>();
+  for (const run of running) byOwner.set(run.ownerId, (byOwner.get(run.ownerId) ?? 0) + 1);
+  return { total: running.length, byOwner };
 }
 
 /** One entry per runId (a run listed twice, e.g. across pages of a moving list, counts once). */

@@ -10,7 +10,12 @@ import {
   Timestamp,
 } from '@google-cloud/firestore';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatchInPlace, isFieldDelete, isStorageSafeStepId } from '@tda/flow-engine';
+import {
+  type RunPatch,
+  applyPatchInPlace,
+  isFieldDelete,
+  isStorageSafeStepId,
+} from '@tda/flow-engine';
 import {
   RunAlreadyExistsError,
   RunNotFoundError,
@@ -21,6 +26,7 @@ import {
   DEFAULT_FLOW_RUNS_COLLECTION,
   type FlowRunStore,
   type RunListPage,
+  type RunCountQuery,
   type RunListQuery,
   type VersionedRun,
 } from './flow-run-store.port';
@@ -136,6 +142,15 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
 
   list(query: RunListQuery): Promise<RunListPage> {
     return this.guarded('list', () => this.queryDocuments(query));
+  }
+
+  /** A count aggregation (equality filters only: single-field indexes, no composite). */
+  count(query: RunCountQuery): Promise<number> {
+    return this.guarded('count', async () => {
+      let q: Query = this.collection.where('status', '==', query.status);
+      if (query.ownerId !== undefined) q = q.where('ownerId', '==', query.ownerId);
+      return (await q.count().get()).data().count;
+    });
   }
 
   /**

@@ -27,6 +27,12 @@ export interface RunListQuery {
   symbol?: string;
 }
 
+/** Which runs to count: one status, optionally one owner's. */
+export interface RunCountQuery {
+  status: RunStatus;
+  ownerId?: string;
+}
+
 export interface RunListPage {
   /** Ordered by createdAt desc, then runId desc. */
   runs: FlowRun[];
@@ -52,6 +58,9 @@ export interface RunListPage {
  * - `list` is keyset-paginated (createdAt desc, runId desc) with an opaque cursor; a malformed
  *   cursor → InvalidCursorError. Runs created after the first page was fetched with a newer
  *   createdAt never show up on later pages, and nothing that existed before is skipped or repeated.
+ * - `count` counts the runs with a status (of one owner) without reading them: admission and the
+ *   active-runs quota ask it on every trigger and run end (Firestore bills a count query one read
+ *   per 1,000 matching index entries, a list one read per document).
  *
  * Why the port speaks in patches rather than documents: a patch names exactly the fields a writer
  * decided to change, so two writers touching different steps of one run do not overwrite each
@@ -68,4 +77,5 @@ export interface FlowRunStore {
   get(runId: string): Promise<VersionedRun | null>;
   update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun>;
   list(query: RunListQuery): Promise<RunListPage>;
+  count(query: RunCountQuery): Promise<number>;
 }

@@ -2,7 +2,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FlowRun } from '@tda/contracts';
 import { type RunPatch, applyPatchInPlace, isStorageSafeStepId } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
-import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from './flow-run-store.port';
+import type {
+  FlowRunStore,
+  RunCountQuery,
+  RunListPage,
+  RunListQuery,
+  VersionedRun,
+} from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
 import type { StepCheckpointStore } from './step-checkpoint.port';
 import { isRunId, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
@@ -147,6 +153,18 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
       if (this.watchers.has(watcher)) initial();
     });
     return { close: () => void this.watchers.delete(watcher) };
+  }
+
+  async count(query: RunCountQuery): Promise<number> {
+    await nextTurn();
+    let n = 0;
+    for (const { doc } of this.docs.values()) {
+      const matches =
+        doc['status'] === query.status &&
+        (query.ownerId === undefined || doc['ownerId'] === query.ownerId);
+      if (matches) n += 1;
+    }
+    return n;
   }
 
   async list(query: RunListQuery): Promise<RunListPage> {

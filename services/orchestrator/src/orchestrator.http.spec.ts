@@ -697,6 +697,7 @@ describe('orchestrator HTTP API', () => {
           get: () => Promise.reject(new Error('disk on fire')),
           update: () => Promise.reject(new Error('disk on fire')),
           list: () => Promise.resolve({ runs: [], nextCursor: null }),
+          count: () => Promise.resolve(0),
         },
       });
       try {

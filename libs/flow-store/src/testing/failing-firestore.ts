@@ -14,6 +14,7 @@ export function failingFirestore(error: () => Error): Firestore {
   const fail = (): Promise<never> => Promise.reject(error());
   const query: Record<string, unknown> = { get: fail };
   for (const method of ['where', 'orderBy', 'startAfter', 'limit']) query[method] = () => query;
+  query['count'] = () => ({ get: fail });
   const doc = { get: fail, create: fail, update: fail };
   const collection = { ...query, doc: () => doc };
   return { collection: () => collection, runTransaction: fail } as unknown as Firestore;

@@ -85,6 +85,7 @@ function withReadBarrier(store: FlowRunStore, parties: number): FlowRunStore {
     create: (run) => store.create(run),
     update: (runId, patch, version) => store.update(runId, patch, version),
     list: (query) => store.list(query),
+    count: (query) => store.count(query),
     get: async (runId) => {
       const result = await store.get(runId);
       arrived += 1;
@@ -465,6 +466,25 @@ export function describeFlowRunStoreConformance(
         expect(error.code).toBe('FLOW_RUN_INVALID');
         expect(JSON.stringify(error.issues)).toContain('ownerId');
         await expectRejection(store.list({ limit: 10 }), InvalidRunDocumentError);
+      });
+    });
+
+    describe('count', () => {
+      it('counts the runs with a status, overall or of one owner, as they change', async () => {
+        const a = runAt(1, 'aaa', { status: 'RUNNING', ownerId: 'alice' });
+        const b = runAt(2, 'bbb', { status: 'RUNNING', ownerId: 'bob' });
+        const c = runAt(3, 'ccc', { status: 'PENDING', ownerId: 'alice' });
+        for (const run of [a, b, c]) await store.create(run);
+        expect(await store.count({ status: 'RUNNING' })).toBe(2);
+        expect(await store.count({ status: 'RUNNING', ownerId: 'alice' })).toBe(1);
+        expect(await store.count({ status: 'PENDING', ownerId: 'bob' })).toBe(0);
+        expect(await store.count({ status: 'SUCCEEDED' })).toBe(0);
+
+        const read = await store.get(c.runId);
+        if (read === null) throw new Error('run vanished');
+        await store.update(c.runId, { status: 'RUNNING' }, read.version);
+        expect(await store.count({ status: 'RUNNING', ownerId: 'alice' })).toBe(2);
+        expect(await store.count({ status: 'PENDING' })).toBe(0);
       });
     });
 

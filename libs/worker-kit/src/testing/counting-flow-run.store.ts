@@ -1,6 +1,12 @@
 import type { FlowRun } from '@tda/contracts';
 import type { RunPatch } from '@tda/flow-engine';
-import type { FlowRunStore, RunListPage, RunListQuery, VersionedRun } from '@tda/flow-store';
+import type {
+  FlowRunStore,
+  RunListPage,
+  RunCountQuery,
+  RunListQuery,
+  VersionedRun,
+} from '@tda/flow-store';
 
 /** One update that reached the wrapped store (successful or not). */
 export interface RecordedUpdate {
@@ -22,6 +28,8 @@ export class CountingFlowRunStore implements FlowRunStore {
   /** Update calls, including those that failed with a version conflict. */
   updates = 0;
   lists = 0;
+  /** count() queries. */
+  counts = 0;
   readonly recorded: RecordedUpdate[] = [];
   private failGets: Error[] = [];
   private failUpdates: Error[] = [];
@@ -63,6 +71,7 @@ export class CountingFlowRunStore implements FlowRunStore {
     this.gets = 0;
     this.updates = 0;
     this.lists = 0;
+    this.counts = 0;
     this.recorded.length = 0;
   }
 
@@ -99,5 +108,10 @@ export class CountingFlowRunStore implements FlowRunStore {
   list(query: RunListQuery): Promise<RunListPage> {
     this.lists += 1;
     return this.inner.list(query);
+  }
+
+  count(query: RunCountQuery): Promise<number> {
+    this.counts += 1;
+    return this.inner.count(query);
   }
 }

@@ -6,7 +6,8 @@ import {
   VersionConflictError,
   type FlowRunStore,
   type RunListPage,
-  type RunListQuery,
+  type RunCountQuery,
+  RunListQuery,
   type VersionedRun,
 } from '@tda/flow-store';
 import type { ChaosController } from './chaos-controller';
@@ -51,6 +52,10 @@ export class ChaosFlowRunStore implements FlowRunStore {
 
   list(query: RunListQuery): Promise<RunListPage> {
     return this.inner.list(query);
+  }
+
+  count(query: RunCountQuery): Promise<number> {
+    return this.inner.count(query);
   }
 
   async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
@@ -119,6 +124,10 @@ export class FinalizeHoldingStore implements FlowRunStore {
 
   list(query: RunListQuery): Promise<RunListPage> {
     return this.inner.list(query);
+  }
+
+  count(query: RunCountQuery): Promise<number> {
+    return this.inner.count(query);
   }
 
   update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {

@@ -6,7 +6,8 @@ import {
   updateWithRetry,
   type FlowRunStore,
   type RunListPage,
-  type RunListQuery,
+  type RunCountQuery,
+  RunListQuery,
   type VersionedRun,
 } from '@tda/flow-store';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,6 +44,10 @@ class CountingStore implements FlowRunStore {
 
   list(query: RunListQuery): Promise<RunListPage> {
     return this.inner.list(query);
+  }
+
+  count(query: RunCountQuery): Promise<number> {
+    return this.inner.count(query);
   }
 }
 

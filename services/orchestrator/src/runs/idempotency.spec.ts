@@ -5,7 +5,8 @@ import {
   InMemoryFlowRunStore,
   type FlowRunStore,
   type RunListPage,
-  type RunListQuery,
+  type RunCountQuery,
+  RunListQuery,
   type VersionedRun,
 } from '@tda/flow-store';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +68,10 @@ class RacingStore implements FlowRunStore {
 
   list(query: RunListQuery): Promise<RunListPage> {
     return this.inner.list(query);
+  }
+
+  count(query: RunCountQuery): Promise<number> {
+    return this.inner.count(query);
   }
 }
 

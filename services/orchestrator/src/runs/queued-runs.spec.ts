@@ -1,6 +1,14 @@
 import { validate, type FlowRun } from '@tda/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunPatch } from '@tda/flow-engine';
 import {
+  InMemoryFlowRunStore,
+  type FlowRunStore,
+  type RunCountQuery,
+  type RunListQuery,
+} from '@tda/flow-store';
+import {
+  ManualClock,
   collectStepReady,
   publishStepEvent,
   simulateWorker,
@@ -314,4 +322,54 @@ describe('queued runs and the active-runs quota', () => {
     expect(await status(o, b.runId)).toBe('RUNNING');
     expect(report).toMatchObject({ runsFinished: 2, errors: 0 });
   });
+
+  it('admission counts running runs instead of reading them, and only when a run waits', async () => {
+    const clock = new ManualClock();
+    const store = new ListRecordingStore(new InMemoryFlowRunStore({ clock: clock.now }));
+    orc = await startTestOrchestrator({ clock, store, env: { TDA_MAX_RUNNING_RUNS: '2' } });
+    const o = orc;
+    const first = await created(o);
+    const second = await created(o, 'bob');
+    // Nothing waited: each trigger listed the PENDING runs (its own) and counted, never listed RUNNING.
+    expect(store.listed.filter((s) => s === 'RUNNING')).toEqual([]);
+    expect(await status(o, second.runId)).toBe('RUNNING');
+
+    const third = await created(o, 'carol');
+    expect(await status(o, third.runId)).toBe('PENDING');
+    await finish(o, first.runId);
+    await expect.poll(() => status(o, third.runId)).toBe('RUNNING');
+    expect(store.listed.filter((s) => s === 'RUNNING')).toEqual([]);
+    expect(store.counted).toContainEqual({ status: 'RUNNING' });
+    expect(store.counted).toContainEqual({ status: 'RUNNING', ownerId: 'carol' });
+  });
 });
+
+/** Remembers the status of every list() and every count() query. */
+class ListRecordingStore implements FlowRunStore {
+  readonly listed: (string | undefined)[] = [];
+  readonly counted: RunCountQuery[] = [];
+
+  constructor(private readonly inner: FlowRunStore) {}
+
+  create(run: FlowRun) {
+    return this.inner.create(run);
+  }
+
+  get(runId: string) {
+    return this.inner.get(runId);
+  }
+
+  update(runId: string, patch: RunPatch, expectedVersion: string) {
+    return this.inner.update(runId, patch, expectedVersion);
+  }
+
+  list(query: RunListQuery) {
+    this.listed.push(query.status);
+    return this.inner.list(query);
+  }
+
+  count(query: RunCountQuery) {
+    this.counted.push(query);
+    return this.inner.count(query);
+  }
+}

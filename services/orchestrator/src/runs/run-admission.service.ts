@@ -3,10 +3,10 @@ import type { FlowRun, RunStatus } from '@tda/contracts';
 import {
   admissionRun,
   decideActiveQuota,
+  type RunningCounts,
   decideQueuedRun,
   planAdmission,
   type AdmissionLimits,
-  type AdmissionRun,
   type QueueEntry,
 } from '@tda/flow-engine';
 import type { FlowRunStore } from '@tda/flow-store';
@@ -66,7 +66,7 @@ function emptyResult(): AdmissionPassResult {
  * converges even when a pass was missed (crash, failed write).
  *
  * Concurrency: passes in this process are serialised (requests while one runs coalesce into
- * one follow-up pass), and each reads the RUNNING and PENDING runs afresh, so two triggers can
+ * one follow-up pass), and each lists the PENDING runs and counts the RUNNING ones afresh, so two triggers can
  * never both take the last slot. Across instances it is best effort: every instance picks the
  * same runs from the same snapshot (planAdmission is deterministic) and starting is a
  * conditional write, so only passes reading different snapshots can overshoot, by the runs that
@@ -79,7 +79,7 @@ export class RunAdmission {
   private next: Promise<AdmissionPassResult> | undefined;
 
   constructor(
-    @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'get' | 'list'>,
+    @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'get' | 'list' | 'count'>,
     private readonly writer: RunWriter,
     private readonly idempotencyKeys: IdempotencyKeys,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -103,9 +103,11 @@ export class RunAdmission {
   async createWithinQuota(ownerId: string, create: () => Promise<void>): Promise<void> {
     await this.ownerLocks.run(ownerId, async () => {
       const limit = this.config.TDA_MAX_ACTIVE_RUNS_PER_OWNER;
-      const active =
-        (await this.count({ status: 'PENDING', ownerId })) +
-        (await this.count({ status: 'RUNNING', ownerId }));
+      const [pending, running] = await Promise.all([
+        this.store.count({ status: 'PENDING', ownerId }),
+        this.store.count({ status: 'RUNNING', ownerId }),
+      ]);
+      const active = pending + running;
       const decision = decideActiveQuota(ownerId, active, limit);
       if (decision.kind === 'exceeded') {
         logEvent(
@@ -192,7 +194,7 @@ export class RunAdmission {
   /** The run's place in the queue now (read-only; undefined when it is not queued). */
   async queueEntry(runId: string): Promise<QueueEntry | undefined> {
     const { running, queued } = await this.snapshot(this.clock());
-    const plan = planAdmission(running.map(admissionRun), queued.map(admissionRun), this.limits);
+    const plan = planAdmission(running, queued.map(admissionRun), this.limits);
     return plan.queue.find((entry) => entry.runId === runId);
   }
 
@@ -206,11 +208,12 @@ export class RunAdmission {
     for (const run of ending)
       await this.guarded(run.runId, cause, result, () => this.end(run, cause, result));
 
-    const runningRuns: AdmissionRun[] = running.map(admissionRun);
+    const byOwner = new Map(running.byOwner);
+    const runningNow = { total: running.total, byOwner };
     const waiting = new Map(queued.map((run) => [run.runId, run]));
     // Each iteration removes one run from `waiting`: bounded by the queue length.
     for (;;) {
-      const plan = planAdmission(runningRuns, [...waiting.values()].map(admissionRun), this.limits);
+      const plan = planAdmission(runningNow, [...waiting.values()].map(admissionRun), this.limits);
       const candidate = plan.admit[0];
       const run = candidate === undefined ? undefined : waiting.get(candidate.runId);
       if (candidate === undefined || run === undefined) {
@@ -223,7 +226,10 @@ export class RunAdmission {
       );
       // A run that is RUNNING now holds a slot, whoever started it (or it errored after its
       // start write: counting it is the conservative choice).
-      if (status === 'RUNNING' || status === undefined) runningRuns.push(candidate);
+      if (status === 'RUNNING' || status === undefined) {
+        runningNow.total += 1;
+        byOwner.set(run.ownerId, (byOwner.get(run.ownerId) ?? 0) + 1);
+      }
     }
     for (const entry of result.queue) {
       logEvent(this.logger, 'debug', 'run_queued', {
@@ -239,21 +245,39 @@ export class RunAdmission {
   }
 
   /** RUNNING runs, and PENDING runs split into those that wait and those that must end now. */
+  /**
+   * The queued runs (listed: each is decided on its document) and how many runs are RUNNING —
+   * counted, not read, and only when something waits: a pass after every trigger and run end
+   * must not read every running run (issue 16: that made admission O(running runs) reads).
+   * A run started between the list and the counts is counted and also listed as queued: its
+   * start is then a no-op, and counting it twice only delays another run to the next pass.
+   */
   private async snapshot(
     now: Date,
-  ): Promise<{ running: FlowRun[]; queued: FlowRun[]; ending: FlowRun[] }> {
-    const running = await this.listAll('RUNNING');
-    const runningIds = new Set(running.map((run) => run.runId));
+  ): Promise<{ running: RunningCounts; queued: FlowRun[]; ending: FlowRun[] }> {
     const queued: FlowRun[] = [];
     const ending: FlowRun[] = [];
     for (const run of await this.listAll('PENDING')) {
-      // Started between the two list reads: it is in `running` already.
-      if (runningIds.has(run.runId)) continue;
       const decision = decideQueuedRun(run, now);
       if (decision.kind === 'end') ending.push(run);
       else if (decision.kind === 'wait') queued.push(run);
     }
+    const running =
+      queued.length === 0 ? { total: 0, byOwner: new Map() } : await this.runningCounts(queued);
     return { running, queued, ending };
+  }
+
+  /** RUNNING runs overall and of each queued run's owner (the only owners the plan looks at). */
+  private async runningCounts(queued: readonly FlowRun[]): Promise<RunningCounts> {
+    const owners = [...new Set(queued.map((run) => run.ownerId))];
+    const [total, ...perOwner] = await Promise.all([
+      this.store.count({ status: 'RUNNING' }),
+      ...owners.map((ownerId) => this.store.count({ status: 'RUNNING', ownerId })),
+    ]);
+    return {
+      total: total ?? 0,
+      byOwner: new Map(owners.map((ownerId, i) => [ownerId, perOwner[i] ?? 0])),
+    };
   }
 
   /** Runs `work`; a failure is logged and counted, and the pass goes on. */
@@ -326,9 +350,5 @@ export class RunAdmission {
 
   private async listAll(status: RunStatus): Promise<FlowRun[]> {
     return (await listRunPages(this.store, { status }, MAX_PAGES)).runs;
-  }
-
-  private async count(filter: { status: RunStatus; ownerId: string }): Promise<number> {
-    return (await listRunPages(this.store, filter, MAX_PAGES)).runs.length;
   }
 }

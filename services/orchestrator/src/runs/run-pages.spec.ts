@@ -13,6 +13,7 @@ function pagedStore(pages: string[][]): { store: FlowRunStore; queries: RunListQ
     create: unused,
     get: unused,
     update: unused,
+    count: unused,
     list: (query) => {
       queries.push(query);
       const index = query.cursor === undefined ? 0 : Number(query.cursor);
