@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { runBacktestBench } from './backtest/backtest.bench';
 import { compareRuns, type BenchPart, type BenchPartOptions } from './bench-kit';
 import { runFloorsBench } from './floors/floors.bench';
-import { runPlatformBench } from './platform/platform.bench';
+import { runPlatformBench, runPlatformMemoryBench } from './platform/platform.bench';
 
 /** Every part, in run order (issue 16 adds more). */
 export const PARTS: Record<string, (options: BenchPartOptions) => Promise<BenchPart>> = {
   floors: runFloorsBench,
   platform: runPlatformBench,
+  'platform-memory': runPlatformMemoryBench,
   backtest: runBacktestBench,
 };
 

@@ -21,6 +21,8 @@ export interface PlatformStack {
   api: ApiClient;
   log: CallLog;
   handlers: HandlerClock;
+  /** TDA_PUBSUB_PREFIX of the stack's topics. */
+  prefix: string;
   close(): Promise<void>;
 }
 
@@ -42,12 +44,13 @@ export async function startPlatformStack(options: {
   const log = new CallLog();
   const handlers = new HandlerClock();
   const dataDir = mkdtempSync(join(tmpdir(), 'tda-bench-platform-'));
+  const prefix = `bench-${Date.now().toString(36)}`;
   const stack = await startLocalStack({
     env: {
       TDA_BACKEND: options.backend,
       PORT: '0',
       TDA_DATA_DIR: dataDir,
-      TDA_PUBSUB_PREFIX: `bench-${Date.now().toString(36)}`,
+      TDA_PUBSUB_PREFIX: prefix,
       TDA_RECONCILE_INTERVAL_MS: '0',
       TDA_SCHEDULE_TICK_MS: '0',
       TDA_MAX_RUNNING_RUNS: '10000',
@@ -69,6 +72,7 @@ export async function startPlatformStack(options: {
     api: new ApiClient({ baseUrl: stack.url, token: stack.token }),
     log,
     handlers,
+    prefix,
     close: async () => {
       await stack.close();
       rmSync(dataDir, { recursive: true, force: true });

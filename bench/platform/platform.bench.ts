@@ -1,5 +1,6 @@
 import { PubSub } from '@google-cloud/pubsub';
 import { startEmulators } from '@tda/emulators';
+import { stepReadySubscription, stepReadyTopic } from '@tda/messaging';
 import { createFirestore } from '@tda/flow-store';
 import { machine, type BenchPart, type BenchPartOptions } from '../bench-kit';
 import {
@@ -20,6 +21,7 @@ import {
 } from './platform-measure';
 import { startPlatformStack, type EmulatorEndpoints, type PlatformStack } from './platform-stack';
 import { renderPlatform } from './platform.render';
+import { busAndHopFloors, storeFloor } from './port-floors';
 
 export interface PlatformFloors {
   firestore: FirestoreFloorRow[];
@@ -45,7 +47,7 @@ export interface PlatformOptions extends BenchPartOptions {
 const CONCURRENCY = [1, 8, 32];
 const HOP_CHAIN: Shape = { kind: 'chain', length: 5 };
 
-interface Sizes {
+export interface Sizes {
   concurrency: number[];
   hopRuns: (concurrency: number) => number;
   hopShape: Shape;
@@ -75,6 +77,18 @@ const SMOKE: Sizes = {
     { shape: { kind: 'chain', length: 1 }, runs: 2, concurrency: 2 },
     { shape: { kind: 'chain', length: 4 }, runs: 1, concurrency: 1 },
     { shape: { kind: 'fanout', width: 3 }, runs: 1, concurrency: 1 },
+  ],
+};
+
+const MEMORY: Sizes = {
+  ...FULL,
+  hopRuns: (c) => Math.max(40, c * 4),
+  floorOps: 2_000,
+  throughput: [
+    { shape: { kind: 'chain', length: 1 }, runs: 2_000, concurrency: 32 },
+    { shape: { kind: 'chain', length: 10 }, runs: 300, concurrency: 32 },
+    { shape: { kind: 'chain', length: 100 }, runs: 24, concurrency: 8 },
+    { shape: { kind: 'fanout', width: 32 }, runs: 30, concurrency: 1 },
   ],
 };
 
@@ -162,5 +176,45 @@ export async function runPlatformBench(options: PlatformOptions): Promise<BenchP
     }
   } finally {
     await started?.stop();
+  }
+}
+
+/**
+ * The embedded backend's floors: its run store and bus, through their ports, on the stack's own
+ * instances (a step-ready topic no worker of the stack reads).
+ */
+async function memoryFloors(platform: PlatformStack, sizes: Sizes): Promise<PlatformFloors> {
+  const { store, broker } = platform.stack.backends;
+  const firestore: FirestoreFloorRow[] = [];
+  for (const c of sizes.concurrency) {
+    firestore.push(await storeFloor(store, c, Math.max(2, Math.ceil(sizes.floorOps / c))));
+  }
+  const channel = {
+    topic: stepReadyTopic('NEWS_EXPORT', platform.prefix),
+    subscription: stepReadySubscription('NEWS_EXPORT', platform.prefix),
+  };
+  const { pubsub, hop } = await busAndHopFloors(store, broker, channel, {
+    messages: sizes.floorOps / 2,
+    burst: sizes.floorOps * 2,
+    concurrency: sizes.concurrency,
+  });
+  return { firestore, pubsub, hop };
+}
+
+/** `npm run bench -- platform-memory`: the same figures on TDA_BACKEND=memory (no Java, no network). */
+export async function runPlatformMemoryBench(options: BenchPartOptions): Promise<BenchPart> {
+  const sizes = options.smoke ? SMOKE : MEMORY;
+  const platform = await startPlatformStack({ backend: 'memory' });
+  try {
+    const floors = await memoryFloors(platform, sizes);
+    const data: PlatformData = {
+      machine: machine(),
+      backend: 'memory (TDA_BACKEND=memory: in-process store and bus, local artifacts)',
+      floors,
+      ...(await measurePlatform(platform, sizes)),
+    };
+    return { part: 'platform-memory', markdown: renderPlatform(data), data };
+  } finally {
+    await platform.close();
   }
 }

@@ -37,9 +37,28 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function clone<T>(value: T): T {
-  return structuredClone(value);
+/**
+ * A deep copy of plain JSON data (objects, arrays, primitives): what run documents and patch
+ * values are. About 3× faster than structuredClone on a run document, which every store read and
+ * write copies (issue 16: the copies were the embedded backend's largest CPU cost).
+ */
+export function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const items: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i += 1) items[i] = cloneJson<unknown>(value[i]);
+    return items as T;
+  }
+  const source = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  // for...in without the entries array: this copy runs on every store read and write.
+  for (const key in source) {
+    if (Object.hasOwn(source, key)) copy[key] = cloneJson(source[key]);
+  }
+  return copy as T;
 }
+
+const clone = cloneJson;
 
 /**
  * Applies a patch to a run without mutating it, with Firestore `update()` semantics: each dotted

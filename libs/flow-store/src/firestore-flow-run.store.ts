@@ -13,6 +13,7 @@ import type { FlowRun } from '@tda/contracts';
 import {
   type RunPatch,
   applyPatchInPlace,
+  cloneJson,
   isFieldDelete,
   isStorageSafeStepId,
 } from '@tda/flow-engine';
@@ -308,7 +309,7 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
       if (this.snapshots.size <= this.cacheSize) break;
       this.snapshots.delete(oldest);
     }
-    return { run: structuredClone(versioned.run), version: versioned.version };
+    return { run: cloneJson(versioned.run), version: versioned.version };
   }
 }
 

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatchInPlace, isStorageSafeStepId } from '@tda/flow-engine';
+import { type RunPatch, applyPatchInPlace, cloneJson, isStorageSafeStepId } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
 import type {
   FlowRunStore,
@@ -58,7 +58,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     await nextTurn();
     if (this.docs.has(doc.runId)) throw new RunAlreadyExistsError(doc.runId);
     const version = this.nextVersion();
-    this.docs.set(doc.runId, { doc: structuredClone(doc), version });
+    this.docs.set(doc.runId, { doc: cloneJson(doc), version });
     this.notify(doc);
     return { run: doc, version };
   }
@@ -72,7 +72,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     const copy = structuredClone(data);
     await nextTurn();
     const entry = isRunId(runId) && isStorageSafeStepId(stepId) ? this.docs.get(runId) : undefined;
-    if (entry === undefined || !guard(readRunDocument(runId, structuredClone(entry.doc)))) {
+    if (entry === undefined || !guard(readRunDocument(runId, cloneJson(entry.doc)))) {
       return 'refused';
     }
     this.checkpoints.set(`${runId}/${stepId}`, copy);
@@ -89,7 +89,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     await nextTurn();
     const entry = isRunId(runId) ? this.docs.get(runId) : undefined;
     if (entry === undefined) return null;
-    return { run: readRunDocument(runId, structuredClone(entry.doc)), version: entry.version };
+    return { run: readRunDocument(runId, cloneJson(entry.doc)), version: entry.version };
   }
 
   async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
@@ -103,7 +103,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     const version = this.nextVersion();
     this.docs.set(runId, { doc: next as Record<string, unknown>, version });
     this.notify(next);
-    return { run: structuredClone(next), version };
+    return { run: cloneJson(next), version };
   }
 
   watchRun(
@@ -112,11 +112,11 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     _onError: (error: Error) => void,
   ): RunFeedSubscription {
     const watcher = (run: FlowRun): void => {
-      if (run.runId === runId) onRun(structuredClone(run));
+      if (run.runId === runId) onRun(cloneJson(run));
     };
     return this.subscribe(watcher, () => {
       const entry = this.docs.get(runId);
-      onRun(entry === undefined ? null : readRunDocument(runId, structuredClone(entry.doc)));
+      onRun(entry === undefined ? null : readRunDocument(runId, cloneJson(entry.doc)));
     });
   }
 
@@ -128,11 +128,11 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
   ): RunFeedSubscription {
     const matches = (run: FlowRun): boolean => run.ownerId === ownerId && run.updatedAt >= since;
     const watcher = (run: FlowRun): void => {
-      if (matches(run)) onRuns([structuredClone(run)]);
+      if (matches(run)) onRuns([cloneJson(run)]);
     };
     return this.subscribe(watcher, () => {
       const runs = [...this.docs.entries()]
-        .map(([id, { doc }]) => readRunDocument(id, structuredClone(doc)))
+        .map(([id, { doc }]) => readRunDocument(id, cloneJson(doc)))
         .filter(matches);
       onRuns(runs);
     });
@@ -141,7 +141,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
   /** Listeners hear of a write on a later turn, as a snapshot listener would. */
   private notify(run: FlowRun): void {
     if (this.watchers.size === 0) return;
-    const copy = structuredClone(run);
+    const copy = cloneJson(run);
     setImmediate(() => {
       for (const watcher of this.watchers) watcher(copy);
     });
@@ -184,7 +184,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
       .filter((item) => after === null || compareListPosition(item, after) > 0)
       .sort(compareListPosition)
       .slice(0, limit + 1);
-    const runs = matching.map(({ runId, doc }) => readRunDocument(runId, structuredClone(doc)));
+    const runs = matching.map(({ runId, doc }) => readRunDocument(runId, cloneJson(doc)));
     return toPage(runs, limit);
   }
 
