@@ -74,7 +74,7 @@ const SMOKE: Sizes = {
   hopShape: { kind: 'chain', length: 3 },
   floorOps: 2,
   throughput: [
-    { shape: { kind: 'chain', length: 1 }, runs: 2, concurrency: 2 },
+    { shape: { kind: 'chain', length: 1 }, runs: 2, concurrency: 1 },
     { shape: { kind: 'chain', length: 4 }, runs: 1, concurrency: 1 },
     { shape: { kind: 'fanout', width: 3 }, runs: 1, concurrency: 1 },
   ],

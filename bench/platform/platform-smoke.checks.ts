@@ -1,0 +1,35 @@
+import { expect } from 'vitest';
+import type { BenchPart } from '../bench-kit';
+import type { PlatformData } from './platform.bench';
+
+/**
+ * What the platform parts' smoke runs check (no speed): every figure is there, every run of every
+ * shape succeeded with each step claimed once, and one more step costs the budget of DESIGN.md
+ * §8 — 3 writes, 2 messages, at most 4 reads — counted at the adapters.
+ */
+export function expectPlatformSmoke(result: BenchPart): void {
+  const data = result.data as PlatformData;
+  expect(data.floors.firestore.map((r) => r.concurrency)).toEqual([1, 2]);
+  expect(data.floors.hop.map((r) => r.concurrency)).toEqual([1, 2]);
+  expect(data.hops.map((r) => r.concurrency)).toEqual([1, 2]);
+  for (const row of data.hops) {
+    // A chain of 3: three dispatches and finalizes, two advances per run.
+    expect(row.dispatch.samples).toBe(row.runs * 3);
+    expect(row.finalize.samples).toBe(row.runs * 3);
+    expect(row.advance.samples).toBe(row.runs * 2);
+  }
+  for (const row of data.throughput) {
+    expect(row.outcomes).toEqual({ SUCCEEDED: row.runs });
+    expect(row.runsClaimedOnce).toBe(row.runs);
+    expect(row.counts.messages).toEqual({
+      step_ready: row.runs * row.stepsPerRun,
+      step_event: row.runs * row.stepsPerRun,
+    });
+  }
+  // Queries are per run (the trigger's quota and admission), not per step: only bounded here.
+  expect(data.marginalPerStep).toMatchObject({ writes: 3, messages: 2, conflicts: 0 });
+  expect(data.marginalPerStep['reads']).toBeLessThanOrEqual(4);
+  expect(result.markdown).toContain('| hop | runs at once | samples |');
+  expect(result.markdown).toContain('| flow | runs × at once | steps/s |');
+  expect(result.markdown).toContain('| one more step (marginal) |');
+}
