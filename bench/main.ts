@@ -4,12 +4,14 @@ import { runBacktestBench } from './backtest/backtest.bench';
 import { compareRuns, type BenchPart, type BenchPartOptions } from './bench-kit';
 import { runFloorsBench } from './floors/floors.bench';
 import { runPlatformBench, runPlatformMemoryBench } from './platform/platform.bench';
+import { runServicesBench } from './services/services.bench';
 
 /** Every part, in run order (issue 16 adds more). */
 export const PARTS: Record<string, (options: BenchPartOptions) => Promise<BenchPart>> = {
   floors: runFloorsBench,
   platform: runPlatformBench,
   'platform-memory': runPlatformMemoryBench,
+  services: runServicesBench,
   backtest: runBacktestBench,
 };
 
