@@ -125,7 +125,7 @@ export class RunAdmission {
 
   /**
    * One admission pass (or joins the one about to start). Ends queued runs that must not wait
-   * (decideQueuedRun), then starts the oldest admissible runs one by one, re-planning after each
+   * (decideQueuedRun), then starts the admissible runs together, re-planning after each batch
    * so a run that vanished or turned out to be a duplicate does not waste its slot.
    */
   admitQueued(cause: AdmissionCause): Promise<AdmissionPassResult> {
@@ -211,25 +211,31 @@ export class RunAdmission {
     const byOwner = new Map(running.byOwner);
     const runningNow = { total: running.total, byOwner };
     const waiting = new Map(queued.map((run) => [run.runId, run]));
-    // Each iteration removes one run from `waiting`: bounded by the queue length.
+    // Each iteration starts what the plan admits, together (each start is its own run's
+    // conditional write, and the plan keeps every limit), and removes them from `waiting`:
+    // bounded by the queue length. A run that did not start (a duplicate, gone) leaves its slot
+    // to the next iteration's plan.
     for (;;) {
       const plan = planAdmission(runningNow, [...waiting.values()].map(admissionRun), this.limits);
-      const candidate = plan.admit[0];
-      const run = candidate === undefined ? undefined : waiting.get(candidate.runId);
-      if (candidate === undefined || run === undefined) {
+      const batch = plan.admit.flatMap((c) => waiting.get(c.runId) ?? []);
+      if (batch.length === 0) {
         result.queue = plan.queue;
         break;
       }
-      waiting.delete(run.runId);
-      const status = await this.guarded(run.runId, cause, result, () =>
-        this.start(run, cause, result),
+      for (const run of batch) waiting.delete(run.runId);
+      const statuses = await Promise.all(
+        batch.map((run) =>
+          this.guarded(run.runId, cause, result, () => this.start(run, cause, result)),
+        ),
       );
-      // A run that is RUNNING now holds a slot, whoever started it (or it errored after its
-      // start write: counting it is the conservative choice).
-      if (status === 'RUNNING' || status === undefined) {
+      batch.forEach((run, i) => {
+        // A run that is RUNNING now holds a slot, whoever started it (or it errored after its
+        // start write: counting it is the conservative choice).
+        const status = statuses[i];
+        if (status !== 'RUNNING' && status !== undefined) return;
         runningNow.total += 1;
         byOwner.set(run.ownerId, (byOwner.get(run.ownerId) ?? 0) + 1);
-      }
+      });
     }
     for (const entry of result.queue) {
       logEvent(this.logger, 'debug', 'run_queued', {
