@@ -14,6 +14,8 @@ import {
   VersionConflictError,
 } from './flow-store.errors';
 import type { FlowRunStore, VersionedRun } from './flow-run-store.port';
+import { InMemoryFlowRunStore } from './in-memory-flow-run.store';
+import { KeyedMutex } from './keyed-mutex';
 import { makeFlowRun, makeParallelSteps, makeStep } from './testing';
 
 type StoreLike = Pick<FlowRunStore, 'get' | 'update'>;
@@ -208,6 +210,34 @@ describe('updateWithRetry', () => {
       updateWithRetry(store, runId, claim('ohlcv_export:1d:v0'), noSleep),
     ).rejects.toThrow('unavailable');
     expect(store.updates).toHaveLength(1);
+  });
+});
+
+describe('updateWithRetry with turns', () => {
+  const ready = makeFlowRun({ steps: makeParallelSteps(2) });
+
+  async function claimBoth(turns?: KeyedMutex) {
+    const store = new InMemoryFlowRunStore();
+    await store.create(ready);
+    const options = { ...noSleep, ...(turns === undefined ? {} : { turns }) };
+    return Promise.all(
+      ['ohlcv_export:1d:v0', 'ohlcv_export:1d:v1'].map((stepId) =>
+        updateWithRetry(store, ready.runId, claim(stepId), options),
+      ),
+    );
+  }
+
+  it('two writers of one run in one process race without turns: one loses a precondition', async () => {
+    const outcomes = await claimBoth();
+    expect(outcomes.map((o) => (o.kind === 'written' ? o.attempts : 0)).sort()).toEqual([1, 2]);
+  });
+
+  it('with turns the second reads what the first wrote: both written at the first attempt', async () => {
+    const outcomes = await claimBoth(new KeyedMutex());
+    expect(outcomes.map((o) => [o.kind, o.kind === 'written' ? o.attempts : 0])).toEqual([
+      ['written', 1],
+      ['written', 1],
+    ]);
   });
 });
 

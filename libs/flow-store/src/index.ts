@@ -1,6 +1,7 @@
 export * from './flow-run-store.port';
 export * from './flow-store.errors';
 export * from './conditional-update';
+export * from './keyed-mutex';
 export * from './in-memory-flow-run.store';
 export * from './firestore-flow-run.store';
 export * from './firestore-client.factory';

@@ -1,6 +1,7 @@
 import type { FlowRun, StepType } from '@tda/contracts';
 import {
   ConflictRetriesExhaustedError,
+  KeyedMutex,
   updateWithRetry,
   type FlowRunStore,
   type UpdateDecision,
@@ -27,6 +28,9 @@ export interface StepWritesOptions {
  * Conflicts are counted and logged here; ConflictRetriesExhaustedError propagates (nack).
  */
 export class StepWrites {
+  /** Claims and finalizes of one run in this worker take turns instead of racing. */
+  private readonly turns = new KeyedMutex();
+
   constructor(private readonly options: StepWritesOptions) {}
 
   get store(): FlowRunStore {
@@ -35,7 +39,7 @@ export class StepWrites {
 
   get retry(): UpdateWithRetryOptions {
     const { maxAttempts, random } = this.options;
-    return { maxAttempts, ...(random === undefined ? {} : { random }) };
+    return { maxAttempts, turns: this.turns, ...(random === undefined ? {} : { random }) };
   }
 
   async apply<R>(

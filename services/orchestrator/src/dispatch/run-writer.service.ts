@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FlowRun } from '@tda/contracts';
 import type { AdvanceResult } from '@tda/flow-engine';
-import { updateWithRetry, type FlowRunStore } from '@tda/flow-store';
+import { KeyedMutex, updateWithRetry, type FlowRunStore } from '@tda/flow-store';
 import { describeError, logEvent, type Logger, type TdaMetrics } from '@tda/observability';
 import { StepDispatchError } from '../orchestrator.errors';
 import {
@@ -41,6 +41,9 @@ interface Decided<R> {
  */
 @Injectable()
 export class RunWriter {
+  /** This instance's writes of one run take turns (a step event, a cancel, admission). */
+  private readonly turns = new KeyedMutex();
+
   constructor(
     @Inject(RUN_STORE) private readonly store: Pick<FlowRunStore, 'get' | 'update'>,
     private readonly dispatcher: StepDispatcher,
@@ -69,6 +72,7 @@ export class RunWriter {
       },
       {
         random: this.random,
+        turns: this.turns,
         ...(limits.maxAttempts === undefined ? {} : { maxAttempts: limits.maxAttempts }),
       },
     );

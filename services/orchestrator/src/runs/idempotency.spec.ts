@@ -16,7 +16,7 @@ import {
   startTestOrchestrator,
   type TestOrchestrator,
 } from '../testing/orchestrator.harness';
-import { KeyedMutex } from './keyed-mutex';
+import { KeyedMutex } from '@tda/flow-store';
 
 const KEY = 'nightly-btc';
 const TRIGGER = {

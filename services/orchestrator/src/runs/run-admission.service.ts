@@ -16,7 +16,7 @@ import { RunWriter } from '../dispatch/run-writer.service';
 import { QuotaExceededError } from '../orchestrator.errors';
 import { CLOCK, LOGGER, ORCHESTRATOR_CONFIG, RUN_STORE, type Clock } from '../orchestrator.tokens';
 import { IdempotencyKeys } from './idempotency-keys.service';
-import { KeyedMutex } from './keyed-mutex';
+import { KeyedMutex } from '@tda/flow-store';
 import { endQueuedRunDecision, startQueuedRunDecision } from './queued-run.decision';
 import { listRunPages } from './run-pages';
 

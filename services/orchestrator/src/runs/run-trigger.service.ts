@@ -24,7 +24,7 @@ import {
   type RandomSource,
 } from '../orchestrator.tokens';
 import { IdempotencyKeys } from './idempotency-keys.service';
-import { KeyedMutex } from './keyed-mutex';
+import { KeyedMutex } from '@tda/flow-store';
 import { RunAdmission } from './run-admission.service';
 import { logRunCreated } from './run-created.log';
 import { RunPreflight, TRIGGER_RESOLVED_SCOPE_FIELDS } from './run-preflight.service';
