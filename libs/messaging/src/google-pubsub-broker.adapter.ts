@@ -48,6 +48,11 @@ export interface GooglePubSubBrokerOptions {
 const DEFAULT_MAX_LEASE_EXTENSION_SECONDS = 3600;
 /** How long acks and nacks wait to be sent together (the client's default is 100 ms). */
 const ACK_FLUSH_MS = 1;
+/**
+ * How long a publish waits for others to batch with (the client's default is 10 ms). TDA's
+ * messages are few and each one is on a run's critical path: a hop should not idle for a batch.
+ */
+const PUBLISH_BATCH_MS = 1;
 /** The lease an on-demand pull asks for when none is configured (extended half-way). */
 const ON_DEMAND_ACK_DEADLINE_SECONDS = 60;
 
@@ -304,7 +309,7 @@ export class GooglePubSubBroker implements MessageBroker, SnapshotBroker {
     let topic = this.topics.get(name);
     if (topic === undefined) {
       // One Topic object per name: each carries its own publish batcher.
-      topic = this.pubsub.topic(name);
+      topic = this.pubsub.topic(name, { batching: { maxMilliseconds: PUBLISH_BATCH_MS } });
       this.topics.set(name, topic);
     }
     return topic;
