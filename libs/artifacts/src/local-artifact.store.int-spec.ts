@@ -113,6 +113,16 @@ describe('LocalArtifactStore (filesystem specifics)', () => {
     }
   });
 
+  it('writes again into a directory removed after it was checked (created anew, once)', async () => {
+    await store.put('gs://tda-artifacts/runs/r1/a.json', Buffer.from('{}'), JSON_TYPE);
+    await rm(join(dataDir, 'tda-artifacts', 'runs'), { recursive: true, force: true });
+    await expect(
+      store.put('gs://tda-artifacts/runs/r1/b.json', Buffer.from('{"b":1}'), JSON_TYPE),
+    ).resolves.toMatchObject({ created: true });
+    expect((await store.read('gs://tda-artifacts/runs/r1/b.json')).toString()).toBe('{"b":1}');
+    await expect(store.exists('gs://tda-artifacts/runs/r1/a.json')).resolves.toBe(false);
+  });
+
   it('reads a missing bucket or a data dir that does not exist yet as not found', async () => {
     const fresh = new LocalArtifactStore({ dataDir: join(dataDir, 'not-created-yet') });
     await expect(fresh.exists('gs://tda-artifacts/a.json')).resolves.toBe(false);

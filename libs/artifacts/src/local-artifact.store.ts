@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  open,
+  readFile,
+  realpath,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validatePutArguments, validateSignedUrlOptions } from './artifact-request';
@@ -22,6 +31,9 @@ import { parseGcsUri } from './gcs-uri';
  */
 export const LOCAL_TEMP_PREFIX = '.tda-tmp-';
 
+/** Checked directories remembered at most (then forgotten all at once and checked again). */
+const CHECKED_DIRS_MAX = 10_000;
+
 export interface LocalArtifactStoreOptions {
   /** Root directory; gs://<bucket>/<path> is stored at <dataDir>/<bucket>/<path>. */
   dataDir: string;
@@ -38,6 +50,16 @@ export interface LocalArtifactStoreOptions {
 export class LocalArtifactStore implements ArtifactStore {
   private readonly dataDir: string;
   private realDataDir: Promise<string> | undefined;
+  /**
+   * Directories this store created or found and checked to lie inside the data dir: a step's
+   * directory is checked once, not on every put and exists (a mkdir and a realpath each were a
+   * tenth of a no-op step's CPU in the embedded backend, issue 16). A directory removed since is
+   * noticed by the put (ENOENT) and checked again.
+   */
+  private readonly checkedDirs = new Set<string>();
+  /** Temp names: pid, this instance's tag, a counter (unique without a random draw per put). */
+  private readonly tempTag = randomBytes(4).toString('hex');
+  private tempSeq = 0;
 
   constructor(options: LocalArtifactStoreOptions) {
     if (typeof options?.dataDir !== 'string' || options.dataDir.length === 0) {
@@ -55,30 +77,24 @@ export class LocalArtifactStore implements ArtifactStore {
       new ArtifactConflictError(uri, { reason: 'path-shape', attemptedSha256: sha256 });
 
     const dir = dirname(target);
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (error) {
-      // A parent "directory" is an existing object file: GCS allows a/b and a/b/c, a disk does not.
-      if (hasCode(error, 'ENOTDIR', 'EEXIST')) throw pathShapeConflict();
-      throw new ArtifactWriteError(uri, errnoReason(error));
-    }
-    await this.assertInsideDataDir(uri, dir, 'write');
-
-    const temp = join(dir, `${LOCAL_TEMP_PREFIX}${process.pid}-${randomBytes(8).toString('hex')}`);
+    if (!this.checkedDirs.has(dir)) await this.ensureDir(uri, dir, pathShapeConflict);
+    let temp: string | undefined;
     try {
       try {
-        const handle = await open(temp, 'wx', 0o644);
+        const opened = await this.openTemp(uri, dir, pathShapeConflict);
+        temp = opened.temp;
         try {
-          await handle.writeFile(data);
+          await opened.handle.writeFile(data);
           // Flushed before the link so the name never points at bytes still in the page cache
           // only; a power cut then loses the whole object rather than leaving a torn one.
-          await handle.sync();
+          await opened.handle.sync();
         } finally {
-          await handle.close();
+          await opened.handle.close();
         }
         await link(temp, target);
         return result(true);
       } catch (error) {
+        if (error instanceof ArtifactConflictError) throw error;
         if (!hasCode(error, 'EEXIST')) throw new ArtifactWriteError(uri, errnoReason(error));
       }
       // The name exists: an idempotent re-put, a concurrent writer that won, or a conflict.
@@ -96,14 +112,46 @@ export class LocalArtifactStore implements ArtifactStore {
         existingSha256: sha256Hex(existing),
       });
     } finally {
-      await unlink(temp).catch(() => undefined);
+      if (temp !== undefined) await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  /** Creates `dir` (a parent that is an object file is a path-shape conflict) and checks it. */
+  private async ensureDir(uri: string, dir: string, shapeConflict: () => Error): Promise<void> {
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      // A parent "directory" is an existing object file: GCS allows a/b and a/b/c, a disk does not.
+      if (hasCode(error, 'ENOTDIR', 'EEXIST')) throw shapeConflict();
+      throw new ArtifactWriteError(uri, errnoReason(error));
+    }
+    await this.assertInsideDataDir(uri, dir, 'write');
+    if (this.checkedDirs.size >= CHECKED_DIRS_MAX) this.checkedDirs.clear();
+    this.checkedDirs.add(dir);
+  }
+
+  /** A new temp file in `dir`; a checked directory that went away is created again, once. */
+  private async openTemp(
+    uri: string,
+    dir: string,
+    shapeConflict: () => Error,
+  ): Promise<{ handle: FileHandle; temp: string }> {
+    for (let retry = true; ; retry = false) {
+      this.tempSeq += 1;
+      const temp = join(dir, `${LOCAL_TEMP_PREFIX}${process.pid}-${this.tempTag}-${this.tempSeq}`);
+      try {
+        return { handle: await open(temp, 'wx', 0o644), temp };
+      } catch (error) {
+        if (!retry || !hasCode(error, 'ENOENT') || !this.checkedDirs.delete(dir)) throw error;
+        await this.ensureDir(uri, dir, shapeConflict);
+      }
     }
   }
 
   async read(uri: string): Promise<Buffer> {
     const target = this.pathOf(uri);
     try {
-      await this.assertInsideDataDir(uri, dirname(target), 'read');
+      await this.assertReadable(uri, dirname(target));
       return await readFile(target);
     } catch (error) {
       if (hasCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) throw new ArtifactNotFoundError(uri);
@@ -114,7 +162,7 @@ export class LocalArtifactStore implements ArtifactStore {
   async exists(uri: string): Promise<boolean> {
     const target = this.pathOf(uri);
     try {
-      await this.assertInsideDataDir(uri, dirname(target), 'read');
+      await this.assertReadable(uri, dirname(target));
       return (await stat(target)).isFile();
     } catch (error) {
       if (hasCode(error, 'ENOENT', 'ENOTDIR')) return false;
@@ -146,6 +194,11 @@ export class LocalArtifactStore implements ArtifactStore {
     if (!isInside(this.dataDir, target))
       throw new InvalidArtifactUriError(uri, 'escapes the data dir');
     return target;
+  }
+
+  /** A read's directory check, skipped for a directory this store checked already. */
+  private async assertReadable(uri: string, dir: string): Promise<void> {
+    if (!this.checkedDirs.has(dir)) await this.assertInsideDataDir(uri, dir, 'read');
   }
 
   /**
