@@ -234,20 +234,27 @@ function render(data: FloorsData): string {
   ].join('\n');
 }
 
+/** The raw Firestore and Pub/Sub clients the floors are measured with, on `endpoints`. */
+export function floorClients(endpoints: Endpoints): { firestore: Firestore; pubsub: PubSub } {
+  return {
+    firestore: createFirestore({
+      projectId: endpoints.projectId,
+      emulatorHost: endpoints.firestoreHost,
+    }),
+    pubsub: new PubSub({
+      projectId: endpoints.projectId,
+      apiEndpoint: endpoints.pubsubHost,
+      emulatorMode: true,
+    }),
+  };
+}
+
 /** `npm run bench -- floors`: the backing services' own cost, on emulators it starts. */
 export async function runFloorsBench(options: FloorsOptions): Promise<BenchPart> {
   const started =
     options.endpoints === undefined ? await startEmulators('bench-floors') : undefined;
   const endpoints: Endpoints = options.endpoints ?? (started as Endpoints);
-  const firestore = createFirestore({
-    projectId: endpoints.projectId,
-    emulatorHost: endpoints.firestoreHost,
-  });
-  const pubsub = new PubSub({
-    projectId: endpoints.projectId,
-    apiEndpoint: endpoints.pubsubHost,
-    emulatorMode: true,
-  });
+  const { firestore, pubsub } = floorClients(endpoints);
   try {
     const collection = `bench_floor_${Date.now().toString(36)}`;
     const ops = options.smoke ? 2 : 200;

@@ -1,10 +1,9 @@
-import { PubSub } from '@google-cloud/pubsub';
 import { startEmulators } from '@tda/emulators';
 import { stepReadySubscription, stepReadyTopic } from '@tda/messaging';
-import { createFirestore } from '@tda/flow-store';
 import { machine, type BenchPart, type BenchPartOptions } from '../bench-kit';
 import {
   firestoreFloor,
+  floorClients,
   hopFloor,
   pubsubFloor,
   type FirestoreFloorRow,
@@ -94,15 +93,7 @@ const MEMORY: Sizes = {
 
 /** The floors on the emulators under test, in this run: Firestore, Pub/Sub, and the hop's. */
 async function emulatorFloors(endpoints: EmulatorEndpoints, sizes: Sizes): Promise<PlatformFloors> {
-  const firestore = createFirestore({
-    projectId: endpoints.projectId,
-    emulatorHost: endpoints.firestoreHost,
-  });
-  const pubsub = new PubSub({
-    projectId: endpoints.projectId,
-    apiEndpoint: endpoints.pubsubHost,
-    emulatorMode: true,
-  });
+  const { firestore, pubsub } = floorClients(endpoints);
   try {
     const collection = `bench_floor_${Date.now().toString(36)}`;
     const floors: PlatformFloors = {
