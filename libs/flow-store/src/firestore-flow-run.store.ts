@@ -76,9 +76,9 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
   /**
    * runId → the last snapshot this instance read or wrote. `update` must return the run as
    * written without reading it again (DESIGN.md §8 read budget): the caller normally read the
-   * run through this instance just before, so the run at `expectedVersion` is here and
-   * applyPatchInPlace on the cached copy gives the written state exactly (the precondition proves nothing else changed).
-   * On a miss the adapter reads the document at the write time instead.
+   * run through this instance just before, so the run at `expectedVersion` is here, and the
+   * patch applied to that cached copy gives the written state exactly (the precondition proves
+   * nothing else changed). On a miss the adapter reads the document at the write time instead.
    */
   private readonly snapshots = new Map<string, VersionedRun>();
 
