@@ -72,17 +72,23 @@ export function backoffDelayMs(
  *
  * `decide` must be pure: it may run several times and only its last answer counts.
  */
-export async function updateWithRetry<R>(
+export function updateWithRetry<R>(
   store: Pick<FlowRunStore, 'get' | 'update'>,
   runId: string,
   decide: (run: FlowRun, version: string) => UpdateDecision<R>,
   options: UpdateWithRetryOptions = {},
 ): Promise<UpdateOutcome<R>> {
-  const { turns } = options;
-  if (turns !== undefined) {
-    const { turns: _taken, ...rest } = options;
-    return turns.run(runId, () => updateWithRetry(store, runId, decide, rest));
-  }
+  const rounds = () => readDecideWrite(store, runId, decide, options);
+  return options.turns === undefined ? rounds() : options.turns.run(runId, rounds);
+}
+
+/** The rounds of updateWithRetry, in this process's turn for the run when it takes turns. */
+async function readDecideWrite<R>(
+  store: Pick<FlowRunStore, 'get' | 'update'>,
+  runId: string,
+  decide: (run: FlowRun, version: string) => UpdateDecision<R>,
+  options: UpdateWithRetryOptions,
+): Promise<UpdateOutcome<R>> {
   const maxAttempts = Math.max(1, options.maxAttempts ?? UPDATE_RETRY_DEFAULTS.maxAttempts);
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
