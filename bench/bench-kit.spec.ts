@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, latencyStats, numericLeaves } from './bench-kit';
-import { parseArgs } from './main';
+import { main, parseArgs } from './main';
 
 describe('bench kit', () => {
   it('takes nearest-rank percentiles', () => {
@@ -27,6 +30,26 @@ describe('bench kit', () => {
       compare: ['a.json', 'b.json'],
     });
     expect(() => parseArgs(['--compare', 'a.json'])).toThrow('--compare takes two result files');
-    expect(parseArgs(['floors', '--smoke'])).toEqual({ parts: ['floors'], smoke: true });
+    expect(parseArgs(['platform', '--smoke'])).toEqual({ parts: ['platform'], smoke: true });
+  });
+
+  it('answers a --compare file that is missing or not JSON with one line, exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tda-bench-compare-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{');
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((line: string) => lines.push(line) > 0) as typeof process.stderr.write;
+    try {
+      expect(await main(['--compare', join(dir, 'missing.json'), bad])).toBe(2);
+      expect(await main(['--compare', bad, bad])).toBe(2);
+    } finally {
+      process.stderr.write = write;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(lines).toEqual([
+      `--compare: cannot read ${join(dir, 'missing.json')} (ENOENT)\n`,
+      `--compare: ${bad} is not JSON (a bench/results/*.json file is)\n`,
+    ]);
   });
 });

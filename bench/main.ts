@@ -2,13 +2,11 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBacktestBench } from './backtest/backtest.bench';
 import { compareRuns, type BenchPart, type BenchPartOptions } from './bench-kit';
-import { runFloorsBench } from './floors/floors.bench';
 import { runPlatformBench, runPlatformMemoryBench } from './platform/platform.bench';
 import { runServicesBench } from './services/services.bench';
 
 /** Every part, in run order (issue 16 adds more). */
 export const PARTS: Record<string, (options: BenchPartOptions) => Promise<BenchPart>> = {
-  floors: runFloorsBench,
   platform: runPlatformBench,
   'platform-memory': runPlatformMemoryBench,
   services: runServicesBench,
@@ -43,6 +41,22 @@ export function parseArgs(argv: string[]): BenchArgs {
   return { parts: named.length > 0 ? named : Object.keys(PARTS), smoke };
 }
 
+/** A result file of an earlier run, or why it cannot be read (no stack trace for a typo). */
+function readResult(file: string): { data: unknown } | { error: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { error: `--compare: cannot read ${file} (${code})` };
+  }
+  try {
+    return { data: JSON.parse(text) as unknown };
+  } catch {
+    return { error: `--compare: ${file} is not JSON (a bench/results/*.json file is)` };
+  }
+}
+
 /** Runs the parts, prints each Markdown report, writes bench/results/<part>-<timestamp>.json. */
 export async function main(
   argv: string[],
@@ -56,7 +70,13 @@ export async function main(
     return 2;
   }
   if (args.compare !== undefined) {
-    const [a, b] = args.compare.map((file) => JSON.parse(readFileSync(file, 'utf8')) as unknown);
+    const runs = args.compare.map(readResult);
+    const failed = runs.find((run) => 'error' in run);
+    if (failed !== undefined && 'error' in failed) {
+      process.stderr.write(`${failed.error}\n`);
+      return 2;
+    }
+    const [a, b] = runs.map((run) => ('data' in run ? run.data : undefined));
     process.stdout.write(`${compareRuns(a, b)}\n`);
     return 0;
   }

@@ -53,7 +53,7 @@ describe('bench backtest (smoke: wiring only, no speed assertion)', () => {
 
   it('main runs a named part and writes its JSON; unknown parts are refused', async () => {
     expect(parseArgs([])).toEqual({
-      parts: ['floors', 'platform', 'platform-memory', 'services', 'backtest'],
+      parts: ['platform', 'platform-memory', 'services', 'backtest'],
       smoke: false,
     });
     expect(parseArgs(['backtest', '--smoke'])).toEqual({ parts: ['backtest'], smoke: true });

@@ -1,37 +1,19 @@
 import { performance } from 'node:perf_hooks';
 import { FieldValue, type Firestore } from '@google-cloud/firestore';
 import { PubSub } from '@google-cloud/pubsub';
-import { startEmulators } from '@tda/emulators';
+import type { EmulatorEndpoints } from '@tda/emulators';
 import { createFirestore } from '@tda/flow-store';
 import { GooglePubSubBroker } from '@tda/messaging';
-import {
-  fmt,
-  latencyStats,
-  machine,
-  markdownTable,
-  type BenchPart,
-  type BenchPartOptions,
-  type LatencyStats,
-} from '../bench-kit';
+import { latencyStats, type LatencyStats } from '../bench-kit';
 
 /**
- * The floors (issue 16): what the backing services cost before TDA adds anything, measured on
- * the backend under test in the same run as the figures they are compared with. Firestore: one
- * document read plus one update conditional on the read's update time (what every TDA write of
- * a run document is). Pub/Sub: publish → delivered to a subscriber, with the clients TDA uses
- * (GooglePubSubBroker: the client's default publish batching, a streaming pull, flow control).
+ * The floors (issue 16): what the backing services cost before TDA adds anything, measured by
+ * the platform part on the emulators under test, first, in the same run as the figures they are
+ * compared with. Firestore: one document read plus one update conditional on the read's update
+ * time (what every TDA write of a run document is). Pub/Sub: publish → delivered to a
+ * subscriber, with the clients TDA uses (GooglePubSubBroker: its publish batching, a streaming
+ * pull, flow control). The hop floor: both in a row, as one TDA hop with nothing of TDA in it.
  */
-
-export interface Endpoints {
-  firestoreHost: string;
-  pubsubHost: string;
-  projectId: string;
-}
-
-export interface FloorsOptions extends BenchPartOptions {
-  /** Emulators already running (the smoke spec's); default: the part starts its own. */
-  endpoints?: Endpoints;
-}
 
 export interface FirestoreFloorRow extends LatencyStats {
   concurrency: number;
@@ -43,15 +25,6 @@ export interface PubSubFloor {
   latency: LatencyStats & { messages: number };
   burst: { messages: number; messagesPerSecond: number };
 }
-
-export interface FloorsData {
-  machine: ReturnType<typeof machine>;
-  backend: string;
-  firestore: FirestoreFloorRow[];
-  pubsub: PubSubFloor;
-}
-
-const CONCURRENCY = [1, 8, 32];
 
 /** `workers` loops, each on its own document: get, then update at the read's update time. */
 export async function firestoreFloor(
@@ -190,52 +163,11 @@ export async function hopFloor(
   }
 }
 
-const ms = (value: number): string => value.toFixed(1);
-
-function render(data: FloorsData): string {
-  const { cpu, cores, node, loadavg1m } = data.machine;
-  const firestore = markdownTable(
-    ['concurrency', 'ops', 'p50 ms', 'p90 ms', 'p99 ms', 'ops/s'],
-    data.firestore.map((r) => [
-      String(r.concurrency),
-      String(r.ops),
-      ms(r.p50),
-      ms(r.p90),
-      ms(r.p99),
-      fmt(r.opsPerSecond),
-    ]),
-  );
-  const { latency, burst } = data.pubsub;
-  const pubsub = markdownTable(
-    ['messages', 'p50 ms', 'p90 ms', 'p99 ms', 'burst', 'burst msg/s'],
-    [
-      [
-        String(latency.messages),
-        ms(latency.p50),
-        ms(latency.p90),
-        ms(latency.p99),
-        String(burst.messages),
-        fmt(burst.messagesPerSecond),
-      ],
-    ],
-  );
-  return [
-    `### floors: ${data.backend}`,
-    '',
-    `Machine: ${cpu}, ${cores} cores, Node ${node}, load ${loadavg1m}.`,
-    '',
-    'Firestore: get + update conditional on the read update time (one document per worker).',
-    '',
-    firestore,
-    '',
-    "Pub/Sub: publish → delivered (TDA's GooglePubSubBroker), one at a time, then a burst.",
-    '',
-    pubsub,
-  ].join('\n');
-}
-
 /** The raw Firestore and Pub/Sub clients the floors are measured with, on `endpoints`. */
-export function floorClients(endpoints: Endpoints): { firestore: Firestore; pubsub: PubSub } {
+export function floorClients(endpoints: EmulatorEndpoints): {
+  firestore: Firestore;
+  pubsub: PubSub;
+} {
   return {
     firestore: createFirestore({
       projectId: endpoints.projectId,
@@ -247,31 +179,4 @@ export function floorClients(endpoints: Endpoints): { firestore: Firestore; pubs
       emulatorMode: true,
     }),
   };
-}
-
-/** `npm run bench -- floors`: the backing services' own cost, on emulators it starts. */
-export async function runFloorsBench(options: FloorsOptions): Promise<BenchPart> {
-  const started =
-    options.endpoints === undefined ? await startEmulators('bench-floors') : undefined;
-  const endpoints: Endpoints = options.endpoints ?? (started as Endpoints);
-  const { firestore, pubsub } = floorClients(endpoints);
-  try {
-    const collection = `bench_floor_${Date.now().toString(36)}`;
-    const ops = options.smoke ? 2 : 200;
-    const rows: FirestoreFloorRow[] = [];
-    for (const c of CONCURRENCY) {
-      rows.push(await firestoreFloor(firestore, collection, c, Math.max(2, Math.ceil(ops / c))));
-    }
-    const data: FloorsData = {
-      machine: machine(),
-      backend: `emulators (Firestore ${endpoints.firestoreHost}, Pub/Sub ${endpoints.pubsubHost})`,
-      firestore: rows,
-      pubsub: await pubsubFloor(pubsub, options.smoke ? 3 : 100, options.smoke ? 5 : 500),
-    };
-    return { part: 'floors', markdown: render(data), data };
-  } finally {
-    await firestore.terminate();
-    await pubsub.close();
-    await started?.stop();
-  }
 }

@@ -11,6 +11,9 @@ export function expectPlatformSmoke(result: BenchPart): void {
   const data = result.data as PlatformData;
   expect(data.floors.firestore.map((r) => r.concurrency)).toEqual([1, 2]);
   expect(data.floors.hop.map((r) => r.concurrency)).toEqual([1, 2]);
+  for (const row of data.floors.firestore) expect(row.opsPerSecond).toBeGreaterThan(0);
+  expect(data.floors.pubsub.latency.p50).toBeGreaterThan(0);
+  expect(data.floors.pubsub.burst.messagesPerSecond).toBeGreaterThan(0);
   expect(data.hops.map((r) => r.concurrency)).toEqual([1, 2]);
   for (const row of data.hops) {
     // A chain of 3: three dispatches and finalizes, two advances per run.

@@ -1,19 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EmulatorEndpoints } from '@tda/emulators';
 import { createLogger, type Logger } from '@tda/observability';
 import { ApiClient } from '@tda/service-cli';
 import { startLocalStack, type LocalStack } from '@tda/service-local-stack';
 import { noopCatalogue } from './noop-flows';
 import { HandlerClock, noopWorker } from './noop-step';
 import { CallLog, RecordingBroker, RecordingRunStore } from './recording-adapters';
-
-/** Emulators the platform part runs on (the floors are measured on the same ones). */
-export interface EmulatorEndpoints {
-  firestoreHost: string;
-  pubsubHost: string;
-  projectId: string;
-}
 
 /** The local stack with the no-op flows and worker, and what the bench reads back. */
 export interface PlatformStack {

@@ -1,4 +1,4 @@
-import { startEmulators } from '@tda/emulators';
+import { startEmulators, type EmulatorEndpoints } from '@tda/emulators';
 import { stepReadySubscription, stepReadyTopic } from '@tda/messaging';
 import { machine, type BenchPart, type BenchPartOptions } from '../bench-kit';
 import {
@@ -9,7 +9,7 @@ import {
   type FirestoreFloorRow,
   type HopFloorRow,
   type PubSubFloor,
-} from '../floors/floors.bench';
+} from '../floors/backend-floors';
 import {
   marginalPerStep,
   measureHops,
@@ -18,7 +18,7 @@ import {
   type Shape,
   type ThroughputRow,
 } from './platform-measure';
-import { startPlatformStack, type EmulatorEndpoints, type PlatformStack } from './platform-stack';
+import { startPlatformStack, type PlatformStack } from './platform-stack';
 import { renderPlatform } from './platform.render';
 import { busAndHopFloors, storeFloor } from './port-floors';
 

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
 import { latencyStats } from '../bench-kit';
-import type { FirestoreFloorRow, HopFloorRow, PubSubFloor } from '../floors/floors.bench';
+import type { FirestoreFloorRow, HopFloorRow, PubSubFloor } from '../floors/backend-floors';
 import { CHAIN_FLOW_KEY, noopCatalogue } from './noop-flows';
 
 /** Where the floors publish: a step-ready topic and subscription no worker of the stack reads. */

@@ -3,15 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { freePort } from '@tda/emulators';
+import { freePort, type EmulatorEndpoints } from '@tda/emulators';
 
 const ROOT = resolve(__dirname, '../..');
-
-export interface Emulators {
-  firestoreHost: string;
-  pubsubHost: string;
-  projectId: string;
-}
 
 /** One production bundle started with `node main.js`, as its image runs it. */
 export interface BundleProcess {
@@ -71,7 +65,7 @@ async function untilHealthy(
  */
 export async function startBundle(
   bundleDir: string,
-  emulators: Emulators,
+  emulators: EmulatorEndpoints,
   env: Record<string, string> = {},
 ): Promise<BundleProcess> {
   const port = await freePort();

@@ -5,7 +5,8 @@ import type { Firestore } from '@google-cloud/firestore';
 import { ChartRenderer, DEFAULT_CHART_TEMPLATES, type ChartSeriesInput } from '@tda/charts';
 import { BundledCandleSource } from '@tda/market-data';
 import { latencyStats, type LatencyStats } from '../bench-kit';
-import { rssMiB, startBundle, type Emulators } from './bundle-process';
+import type { EmulatorEndpoints } from '@tda/emulators';
+import { rssMiB, startBundle } from './bundle-process';
 
 export interface ColdStartRow {
   service: string;
@@ -38,7 +39,7 @@ function envFor(service: string): Record<string, string> {
 export async function coldStarts(
   outRoot: string,
   services: readonly string[],
-  emulators: Emulators,
+  emulators: EmulatorEndpoints,
   tries: number,
 ): Promise<ColdStartRow[]> {
   const rows: ColdStartRow[] = [];
@@ -113,7 +114,7 @@ const TRIGGER = { flowKey: 'market_charts_v1', scope: { symbol: 'BTC-USDT', time
  */
 export async function apiLoad(
   outRoot: string,
-  emulators: Emulators,
+  emulators: EmulatorEndpoints,
   clients: number,
   perClient: number,
 ): Promise<ApiLoad> {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulators } from '@tda/emulators';
+import { startEmulators, type EmulatorEndpoints } from '@tda/emulators';
 import { createFirestore } from '@tda/flow-store';
 import { DEPLOYABLE_SERVICES } from '@tda/infra';
 import {
@@ -12,7 +12,7 @@ import {
   type BenchPartOptions,
   type LatencyStats,
 } from '../bench-kit';
-import { buildBundles, type Emulators } from './bundle-process';
+import { buildBundles } from './bundle-process';
 import { llmStepOverhead, type StepDurationRow } from './llm-overhead';
 import {
   apiLoad,
@@ -35,7 +35,7 @@ export interface ServicesData {
 }
 
 export interface ServicesOptions extends BenchPartOptions {
-  endpoints?: Emulators;
+  endpoints?: EmulatorEndpoints;
 }
 
 const CLIENTS = 50;
@@ -131,7 +131,7 @@ function render(data: ServicesData): string {
   ].join('\n');
 }
 
-async function measure(endpoints: Emulators, sizes: Sizes): Promise<ServicesData> {
+async function measure(endpoints: EmulatorEndpoints, sizes: Sizes): Promise<ServicesData> {
   const outRoot = mkdtempSync(join(tmpdir(), 'tda-bench-bundles-'));
   const firestore = createFirestore({
     projectId: endpoints.projectId,
@@ -165,7 +165,7 @@ export async function runServicesBench(options: ServicesOptions): Promise<BenchP
     options.endpoints === undefined ? await startEmulators('bench-services') : undefined;
   try {
     const data = await measure(
-      options.endpoints ?? (started as Emulators),
+      options.endpoints ?? (started as EmulatorEndpoints),
       options.smoke ? SMOKE : FULL,
     );
     return { part: 'services', markdown: render(data), data };

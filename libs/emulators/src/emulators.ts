@@ -9,6 +9,9 @@ export interface RunningEmulators {
   stop(): Promise<void>;
 }
 
+/** Where emulators already running answer (a caller that did not start them cannot stop them). */
+export type EmulatorEndpoints = Omit<RunningEmulators, 'stop'>;
+
 interface EmulatorSpec {
   name: string;
   args: (hostPort: string, projectId: string) => string[];
