@@ -127,7 +127,18 @@ function VariantDetails({ item }: { item: BacktestTopItem }) {
   );
 }
 
-const COLUMNS = 11;
+/** The metric columns of the top table, in the order MetricCells draws them. */
+const METRIC_COLUMNS = [
+  'Return',
+  'Max DD',
+  'Sharpe',
+  'Win rate',
+  'Profit factor',
+  'Exposure',
+  'Trades',
+] as const;
+/** Rank, params, execution, the metrics, the details toggle. */
+const COLUMNS = 3 + METRIC_COLUMNS.length + 1;
 
 /** The ranking metrics of a variant, one cell each (the order of the table's head). */
 function MetricCells({ metrics: m }: { metrics: BacktestTopItem['metrics'] }) {
@@ -250,27 +261,11 @@ export function TopTable({ top }: { top: BacktestTop }) {
               </th>
               <th scope="col">Params</th>
               <th scope="col">Execution</th>
-              <th scope="col" className="num">
-                Return
-              </th>
-              <th scope="col" className="num">
-                Max DD
-              </th>
-              <th scope="col" className="num">
-                Sharpe
-              </th>
-              <th scope="col" className="num">
-                Win rate
-              </th>
-              <th scope="col" className="num">
-                Profit factor
-              </th>
-              <th scope="col" className="num">
-                Exposure
-              </th>
-              <th scope="col" className="num">
-                Trades
-              </th>
+              {METRIC_COLUMNS.map((name) => (
+                <th key={name} scope="col" className="num">
+                  {name}
+                </th>
+              ))}
               <th scope="col">
                 <span className="visually-hidden">Details</span>
               </th>
