@@ -11,9 +11,11 @@ export interface FloorChannel {
   subscription: string;
 }
 
+const catalogue = noopCatalogue();
+
 /** A stored 10-step no-op run to read and update (the size of a typical run document). */
 async function floorRun(store: FlowRunStore): Promise<string> {
-  const run = noopCatalogue().createRun({
+  const run = catalogue.createRun({
     flowKey: CHAIN_FLOW_KEY,
     scope: { symbol: 'BTC-USDT', asOf: '2026-09-01T00:00:00Z', length: 10 },
     ownerId: 'bench-floor',
