@@ -1,6 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyPatch,
+  applyPatchShared,
+  cloneJson,
+  deepFreeze,
   FIELD_DELETE,
   isEmptyPatch,
   mergePatches,
@@ -50,5 +54,33 @@ describe('patch model', () => {
       'b',
       'c',
     ]);
+  });
+
+  it('applyPatchShared gives what applyPatch gives, frozen, sharing what the patch did not touch', () => {
+    const segment = fc.constantFrom('status', 'outputs', 'timing', 'a', 'b');
+    const path = fc
+      .tuple(
+        fc.constantFrom('steps.ohlcv_export:1M', 'steps.new_step', 'progress'),
+        fc.array(segment, { maxLength: 3 }),
+      )
+      .map(([head, rest]) => [head, ...rest].join('.'));
+    const value = fc.oneof(
+      fc.constant(FIELD_DELETE),
+      fc.jsonValue({ maxDepth: 2 }).filter((v) => v !== null),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(path, value, { maxKeys: 4 }), (patch) => {
+        const paths = Object.keys(patch);
+        // Firestore refuses a path next to its own parent (prepareRunPatch checks it too).
+        fc.pre(!paths.some((p) => paths.some((q) => q.startsWith(`${p}.`))));
+        const run = deepFreeze(makeRun({ 'ohlcv_export:1M': {} }));
+        const before = cloneJson(run);
+        const shared = applyPatchShared(run, cloneJson(patch));
+        expect(shared).toEqual(applyPatch(run, patch));
+        expect(run).toEqual(before);
+        expect(Object.isFrozen(shared) && Object.isFrozen(shared.steps)).toBe(true);
+        if (!paths.some((p) => p.startsWith('steps.'))) expect(shared.steps).toBe(run.steps);
+      }),
+    );
   });
 });

@@ -63,21 +63,13 @@ const clone = cloneJson;
 /**
  * Applies a patch to a run without mutating it, with Firestore `update()` semantics: each dotted
  * path replaces the value at that path, creating intermediate maps; FIELD_DELETE removes the
- * field. The in-memory store and the tests use this, so both backends agree on what a patch means.
+ * field. The decisions and the tests use this; the stores use applyPatchShared, which a property
+ * test holds to the same meaning.
  */
 export function applyPatch(run: FlowRun, patch: RunPatch): FlowRun {
-  return applyPatchInPlace(clone(run), patch);
-}
-
-/**
- * applyPatch on `run` itself (mutated and returned; the patch's values are copied in): for a
- * store that owns its copy of the document, where a deep clone per write was its main CPU cost
- * (issue 16, bench platform).
- */
-export function applyPatchInPlace(run: FlowRun, patch: RunPatch): FlowRun {
-  const target = run as unknown as Record<string, unknown>;
+  const target = clone(run) as unknown as Record<string, unknown>;
   for (const [path, value] of Object.entries(patch)) setAtPath(target, path, value);
-  return run;
+  return target as unknown as FlowRun;
 }
 
 /** One patch entry on `target` (mutated), with Firestore `update()` semantics. */
@@ -96,6 +88,48 @@ function setAtPath(target: Record<string, unknown>, path: string, value: unknown
   }
   if (isFieldDelete(value)) delete cursor[last];
   else cursor[last] = clone(value);
+}
+
+/**
+ * applyPatch with structural sharing: a new root, and new maps only along the patched paths;
+ * every other branch is `run`'s own. With frozen inputs it gives a frozen snapshot in a few
+ * allocations, where a deep copy per write was the embedded store's largest cost (issue 16).
+ * The patch's values are taken as they are (the caller owns them) and frozen too.
+ */
+export function applyPatchShared(run: FlowRun, patch: RunPatch): FlowRun {
+  const root: Record<string, unknown> = { ...(run as unknown as Record<string, unknown>) };
+  const fresh = new Set<object>([root]);
+  for (const [path, value] of Object.entries(patch)) {
+    const segments = path.split('.');
+    const last = segments.pop();
+    if (last === undefined || last === '') throw new Error(`invalid patch path '${path}'`);
+    let cursor = root;
+    let gone = false;
+    for (const segment of segments) {
+      const child = cursor[segment];
+      if (!isPlainObject(child) && isFieldDelete(value)) {
+        gone = true;
+        break;
+      }
+      const next = !isPlainObject(child) ? {} : fresh.has(child) ? child : { ...child };
+      fresh.add(next);
+      cursor[segment] = next;
+      cursor = next;
+    }
+    if (gone) continue;
+    if (isFieldDelete(value)) delete cursor[last];
+    else cursor[last] = deepFreeze(value);
+  }
+  for (const node of fresh) Object.freeze(node);
+  return root as unknown as FlowRun;
+}
+
+/** Freezes `value` and everything under it (plain JSON); frozen branches are not walked again. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+  return value;
 }
 
 /**

@@ -12,8 +12,8 @@ import {
 import type { FlowRun } from '@tda/contracts';
 import {
   type RunPatch,
-  applyPatchInPlace,
-  cloneJson,
+  applyPatchShared,
+  deepFreeze,
   isFieldDelete,
   isStorageSafeStepId,
 } from '@tda/flow-engine';
@@ -215,8 +215,8 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
     const version = versionOf(writeTime);
     const before = this.snapshots.get(runId);
     if (before !== undefined && before.version === expectedVersion) {
-      // The cached copy is this adapter's own: patched where it lies instead of cloned.
-      return this.remember({ run: applyPatchInPlace(before.run, stored), version });
+      // The cached snapshot, patched with structural sharing instead of read back.
+      return this.remember({ run: applyPatchShared(before.run, stored), version });
     }
     const written = await this.firestore.runTransaction(async (t) => t.get(ref), {
       readOnly: true,
@@ -295,11 +295,12 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
   }
 
   /**
-   * Caches `versioned` and returns a copy for the caller. The run passed in must be one nobody
-   * else holds (freshly decoded, prepared or patched): the cache keeps it as it is, so each read
-   * or write costs one deep copy, not two.
+   * Freezes `versioned`'s run, caches it and hands it out as it is: results are read-only
+   * snapshots, as in the in-memory adapter, so neither a read nor a write copies the document.
+   * The run passed in must be one nobody else holds (freshly decoded, prepared or patched).
    */
   private remember(versioned: VersionedRun): VersionedRun {
+    deepFreeze(versioned.run);
     const runId = versioned.run.runId;
     if (this.cacheSize === 0) return versioned;
     this.snapshots.delete(runId);
@@ -309,7 +310,7 @@ export class FirestoreFlowRunStore implements FlowRunStore, RunChangeFeed, StepC
       if (this.snapshots.size <= this.cacheSize) break;
       this.snapshots.delete(oldest);
     }
-    return { run: cloneJson(versioned.run), version: versioned.version };
+    return versioned;
   }
 }
 

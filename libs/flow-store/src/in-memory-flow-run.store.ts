@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FlowRun } from '@tda/contracts';
-import { type RunPatch, applyPatchInPlace, cloneJson, isStorageSafeStepId } from '@tda/flow-engine';
+import { type RunPatch, applyPatchShared, deepFreeze, isStorageSafeStepId } from '@tda/flow-engine';
 import { RunAlreadyExistsError, RunNotFoundError, VersionConflictError } from './flow-store.errors';
 import type {
   FlowRunStore,
@@ -30,16 +30,21 @@ function fieldAt(doc: Record<string, unknown>, path: string): unknown {
 }
 
 interface Entry {
-  /** Raw stored document: normally a FlowRun, but seedRawDocument may store anything. */
+  /** Raw stored document, frozen: normally a FlowRun, but seedRawDocument may store anything. */
   doc: Record<string, unknown>;
   version: string;
+  /** The document as read (lenient validation), once a read has validated this version. */
+  read?: FlowRun;
 }
 
 /**
  * FlowRunStore kept in process memory (TDA_BACKEND=memory and unit tests), with the semantics of
  * the Firestore adapter: conditional updates on an opaque version (a counter), create-only
- * creates, lenient reads, the same list order and cursor. Documents are deep-copied on the way in
- * and out, so callers can never mutate stored state, and every method yields to the event loop
+ * creates, lenient reads, the same list order and cursor. Stored documents are immutable
+ * snapshots (deep-frozen; a write makes a new one that shares its unchanged branches), handed out
+ * as they are: callers can never mutate stored state — an attempt throws — and a read costs no
+ * copy, and no validation when the version was read before (issue 16: copies and re-validation
+ * were most of the embedded backend's per-step cost). Every method yields to the event loop
  * before touching the map, so concurrent callers really interleave in tests.
  */
 export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCheckpointStore {
@@ -58,9 +63,10 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     await nextTurn();
     if (this.docs.has(doc.runId)) throw new RunAlreadyExistsError(doc.runId);
     const version = this.nextVersion();
-    this.docs.set(doc.runId, { doc: cloneJson(doc), version });
-    this.notify(doc);
-    return { run: doc, version };
+    const frozen = deepFreeze(doc);
+    this.docs.set(doc.runId, { doc: frozen, version, read: frozen });
+    this.notify(frozen);
+    return { run: frozen, version };
   }
 
   async writeCheckpoint(
@@ -72,7 +78,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     const copy = structuredClone(data);
     await nextTurn();
     const entry = isRunId(runId) && isStorageSafeStepId(stepId) ? this.docs.get(runId) : undefined;
-    if (entry === undefined || !guard(readRunDocument(runId, cloneJson(entry.doc)))) {
+    if (entry === undefined || !guard(this.read(runId, entry))) {
       return 'refused';
     }
     this.checkpoints.set(`${runId}/${stepId}`, copy);
@@ -89,7 +95,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     await nextTurn();
     const entry = isRunId(runId) ? this.docs.get(runId) : undefined;
     if (entry === undefined) return null;
-    return { run: readRunDocument(runId, cloneJson(entry.doc)), version: entry.version };
+    return { run: this.read(runId, entry), version: entry.version };
   }
 
   async update(runId: string, patch: RunPatch, expectedVersion: string): Promise<VersionedRun> {
@@ -98,12 +104,11 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     const entry = isRunId(runId) ? this.docs.get(runId) : undefined;
     if (entry === undefined) throw new RunNotFoundError(runId);
     if (entry.version !== expectedVersion) throw new VersionConflictError(runId, expectedVersion);
-    // The stored document is this store's own (every reader gets a copy): patched in place.
-    const next = applyPatchInPlace(entry.doc as FlowRun, stored);
+    const next = applyPatchShared(entry.doc as FlowRun, stored);
     const version = this.nextVersion();
     this.docs.set(runId, { doc: next as Record<string, unknown>, version });
     this.notify(next);
-    return { run: cloneJson(next), version };
+    return { run: next, version };
   }
 
   watchRun(
@@ -112,11 +117,11 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     _onError: (error: Error) => void,
   ): RunFeedSubscription {
     const watcher = (run: FlowRun): void => {
-      if (run.runId === runId) onRun(cloneJson(run));
+      if (run.runId === runId) onRun(run);
     };
     return this.subscribe(watcher, () => {
       const entry = this.docs.get(runId);
-      onRun(entry === undefined ? null : readRunDocument(runId, cloneJson(entry.doc)));
+      onRun(entry === undefined ? null : this.read(runId, entry));
     });
   }
 
@@ -128,11 +133,11 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
   ): RunFeedSubscription {
     const matches = (run: FlowRun): boolean => run.ownerId === ownerId && run.updatedAt >= since;
     const watcher = (run: FlowRun): void => {
-      if (matches(run)) onRuns([cloneJson(run)]);
+      if (matches(run)) onRuns([run]);
     };
     return this.subscribe(watcher, () => {
       const runs = [...this.docs.entries()]
-        .map(([id, { doc }]) => readRunDocument(id, cloneJson(doc)))
+        .map(([id, entry]) => this.read(id, entry))
         .filter(matches);
       onRuns(runs);
     });
@@ -141,9 +146,8 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
   /** Listeners hear of a write on a later turn, as a snapshot listener would. */
   private notify(run: FlowRun): void {
     if (this.watchers.size === 0) return;
-    const copy = cloneJson(run);
     setImmediate(() => {
-      for (const watcher of this.watchers) watcher(copy);
+      for (const watcher of this.watchers) watcher(run);
     });
   }
 
@@ -176,15 +180,11 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
       .filter(([, { doc }]) =>
         Object.entries(filters).every(([field, value]) => fieldAt(doc, field) === value),
       )
-      .map(([runId, { doc }]) => ({
-        runId,
-        createdAt: String(doc['createdAt']),
-        doc,
-      }))
+      .map(([runId, entry]) => ({ runId, createdAt: String(entry.doc['createdAt']), entry }))
       .filter((item) => after === null || compareListPosition(item, after) > 0)
       .sort(compareListPosition)
       .slice(0, limit + 1);
-    const runs = matching.map(({ runId, doc }) => readRunDocument(runId, cloneJson(doc)));
+    const runs = matching.map(({ runId, entry }) => this.read(runId, entry));
     return toPage(runs, limit);
   }
 
@@ -194,7 +194,13 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
    */
   async seedRawDocument(runId: string, doc: Record<string, unknown>): Promise<void> {
     await nextTurn();
-    this.docs.set(runId, { doc: structuredClone(doc), version: this.nextVersion() });
+    this.docs.set(runId, { doc: deepFreeze(structuredClone(doc)), version: this.nextVersion() });
+  }
+
+  /** The lenient read of an entry's document, validated once per version. */
+  private read(runId: string, entry: Entry): FlowRun {
+    entry.read ??= readRunDocument(runId, entry.doc);
+    return entry.read;
   }
 
   private nextVersion(): string {

@@ -1,5 +1,5 @@
 import { type FlowRun, RUN_ID_PATTERN, type ValidationIssue, validate } from '@tda/contracts';
-import { FIELD_DELETE, type RunPatch, isFieldDelete } from '@tda/flow-engine';
+import { FIELD_DELETE, type RunPatch, deepFreeze, isFieldDelete } from '@tda/flow-engine';
 import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.errors';
 
 /**
@@ -103,15 +103,18 @@ const STEP_INPUTS_PATH = /^\/steps\/[^/]+\/inputs(\/|$)/;
  * objects the schema closes (ErrorInfo), and kept as they are; so are problems inside a step's
  * inputs, which fail that step in its worker (INVALID_STEP_INPUTS) instead of making the whole
  * run unreadable. Every other violation (a missing required field, a bad status, ...) rejects
- * the document. Truncated issue lists fail closed.
+ * the document. Truncated issue lists fail closed. The run is returned frozen: what a store hands
+ * out is a read-only snapshot in every adapter.
  */
 export function readRunDocument(runId: string, data: unknown): FlowRun {
   const result = validate.flowRun(data);
-  if (result.ok) return result.value;
+  if (result.ok) return deepFreeze(result.value);
   const real = result.issues.filter(
     (issue) => issue.keyword !== 'additionalProperties' && !STEP_INPUTS_PATH.test(issue.path),
   );
-  if (real.length === 0 && result.issues.length < CONTRACT_ISSUE_CAP) return data as FlowRun;
+  if (real.length === 0 && result.issues.length < CONTRACT_ISSUE_CAP) {
+    return deepFreeze(data as FlowRun);
+  }
   throw new InvalidRunDocumentError(runId, real.length > 0 ? real : result.issues);
 }
 

@@ -204,23 +204,31 @@ export function describeFlowRunStoreConformance(
         const run = makeFlowRun();
         const created = await store.create(run);
         run.ownerId = 'mutated-input';
-        created.run.ownerId = 'mutated-result';
+        // Results are read-only snapshots (frozen): writing to one throws, whatever the adapter.
+        expect(() => {
+          created.run.ownerId = 'mutated-result';
+        }).toThrow(TypeError);
         const read = await store.get(run.runId);
         expect(read?.run.ownerId).toBe('user-1');
         if (read === null) throw new Error('run vanished');
-        read.run.status = 'CANCELLED';
+        expect(() => {
+          read.run.status = 'CANCELLED';
+        }).toThrow(TypeError);
 
         const patch = { 'steps.ohlcv_export:1d.inputs': { list: [1, 2] } };
         const updated = await store.update(run.runId, patch, created.version);
-        // The run an update returns is built from the adapter's own copy, not the callers'.
         expect(updated.run.status).toBe('RUNNING');
         expect(updated.run.ownerId).toBe('user-1');
+        // The patch's values are copied in: the caller's objects stay theirs.
         patch['steps.ohlcv_export:1d.inputs'].list.push(3);
         const inputs = updated.run.steps['ohlcv_export:1d']?.inputs;
-        if (inputs !== undefined) inputs['list'] = 'mutated';
+        expect(() => {
+          if (inputs !== undefined) inputs['list'] = 'mutated';
+        }).toThrow(TypeError);
         const again = await store.get(run.runId);
         expect(again?.run.status).toBe('RUNNING');
         expect(again?.run.steps['ohlcv_export:1d']?.inputs).toEqual({ list: [1, 2] });
+        expect(created.run.steps['ohlcv_export:1d']?.inputs).not.toEqual({ list: [1, 2] });
       });
     });
 
