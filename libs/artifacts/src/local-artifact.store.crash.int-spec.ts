@@ -7,12 +7,18 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
  * Simulates a process that dies between writing the temp file and linking it: `link` throws and
  * `unlink` does nothing (a dead process cleans nothing up). The real functions are used otherwise.
  */
-const faults = vi.hoisted(() => ({ crashAtLink: false }));
+const faults = vi.hoisted(() => ({ crashAtLink: false, diskFullAfterCreate: false }));
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   return {
     ...actual,
+    /** ENOSPC part way: the temp file exists with some of the bytes. */
+    writeFile: async (...args: Parameters<typeof actual.writeFile>) => {
+      if (!faults.diskFullAfterCreate) return actual.writeFile(...args);
+      await actual.writeFile(args[0], 'torn', { flag: 'wx' });
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    },
     link: async (existingPath: string, newPath: string) => {
       if (faults.crashAtLink) throw Object.assign(new Error('simulated crash'), { code: 'EIO' });
       return actual.link(existingPath, newPath);
@@ -27,7 +33,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 const { LOCAL_TEMP_PREFIX, LocalArtifactStore } = await import('./local-artifact.store');
 const { ArtifactWriteError } = await import('./artifacts.errors');
 
-describe('LocalArtifactStore: crash between temp write and link', () => {
+describe('LocalArtifactStore: crash or failure before the link', () => {
   let dataDir: string;
 
   beforeEach(async () => {
@@ -37,6 +43,7 @@ describe('LocalArtifactStore: crash between temp write and link', () => {
 
   afterEach(async () => {
     faults.crashAtLink = false;
+    faults.diskFullAfterCreate = false;
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -68,5 +75,17 @@ describe('LocalArtifactStore: crash between temp write and link', () => {
     expect((await readdir(dir)).filter((n) => !n.startsWith(LOCAL_TEMP_PREFIX))).toEqual([
       'ohlcv_export:1d.json',
     ]);
+  });
+
+  it('removes the temp file of a write that failed part way, and leaves no object', async () => {
+    const store = new LocalArtifactStore({ dataDir });
+    const uri = 'gs://tda-artifacts/runs/r2/1d/ohlcv_export:1d.json';
+    faults.diskFullAfterCreate = true;
+    const error = await store
+      .put(uri, Buffer.from('{"complete":true}'), { contentType: 'application/json' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'GCS_WRITE_FAILED', retryable: true });
+    expect(await readdir(join(dataDir, 'tda-artifacts', 'runs', 'r2', '1d'))).toEqual([]);
+    await expect(store.exists(uri)).resolves.toBe(false);
   });
 });

@@ -1,14 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  link,
-  mkdir,
-  open,
-  readFile,
-  realpath,
-  stat,
-  unlink,
-  type FileHandle,
-} from 'node:fs/promises';
+import { link, mkdir, readFile, realpath, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validatePutArguments, validateSignedUrlOptions } from './artifact-request';
@@ -46,6 +37,11 @@ export interface LocalArtifactStoreOptions {
  * one concurrent writer creates the object, and the final name only ever appears with complete
  * contents — a crash before the link leaves at most a stray `.tda-tmp-*` file, never a partial
  * object. On EEXIST the existing bytes are compared: identical → created:false, else conflict.
+ *
+ * The bytes are not fsynced. A process crash loses nothing the kernel holds, and this store backs
+ * only the local backends, whose run state (in process, or in an emulator's memory) does not
+ * outlive a power cut either; the fsync tripled a put's time and was half the main thread's work
+ * for a put (issue 16: 130 → 30 µs a put at 32 at once).
  */
 export class LocalArtifactStore implements ArtifactStore {
   private readonly dataDir: string;
@@ -81,16 +77,7 @@ export class LocalArtifactStore implements ArtifactStore {
     let temp: string | undefined;
     try {
       try {
-        const opened = await this.openTemp(uri, dir, pathShapeConflict);
-        temp = opened.temp;
-        try {
-          await opened.handle.writeFile(data);
-          // Flushed before the link so the name never points at bytes still in the page cache
-          // only; a power cut then loses the whole object rather than leaving a torn one.
-          await opened.handle.sync();
-        } finally {
-          await opened.handle.close();
-        }
+        temp = await this.writeTemp(uri, dir, data, pathShapeConflict);
         await link(temp, target);
         return result(true);
       } catch (error) {
@@ -130,18 +117,24 @@ export class LocalArtifactStore implements ArtifactStore {
     this.checkedDirs.add(dir);
   }
 
-  /** A new temp file in `dir`; a checked directory that went away is created again, once. */
-  private async openTemp(
+  /**
+   * `data` in a new temp file in `dir`, whose name is returned; a checked directory that went
+   * away is created again, once. A write that fails part way removes its temp file.
+   */
+  private async writeTemp(
     uri: string,
     dir: string,
+    data: Buffer,
     shapeConflict: () => Error,
-  ): Promise<{ handle: FileHandle; temp: string }> {
+  ): Promise<string> {
     for (let retry = true; ; retry = false) {
       this.tempSeq += 1;
       const temp = join(dir, `${LOCAL_TEMP_PREFIX}${process.pid}-${this.tempTag}-${this.tempSeq}`);
       try {
-        return { handle: await open(temp, 'wx', 0o644), temp };
+        await writeFile(temp, data, { flag: 'wx', mode: 0o644 });
+        return temp;
       } catch (error) {
+        if (!hasCode(error, 'ENOENT', 'EEXIST')) await unlink(temp).catch(() => undefined);
         if (!retry || !hasCode(error, 'ENOENT') || !this.checkedDirs.delete(dir)) throw error;
         await this.ensureDir(uri, dir, shapeConflict);
       }
