@@ -213,6 +213,45 @@ describe('updateWithRetry', () => {
   });
 });
 
+describe('updateWithRetry from a known snapshot', () => {
+  it('decides on the known run and writes without reading when it is current', async () => {
+    const store = scriptedStore([v2], [accept('v2b')]);
+    const outcome = await updateWithRetry(store, runId, claim('ohlcv_export:1d:v0'), {
+      ...noSleep,
+      known: v1,
+    });
+    expect(store.gets).toBe(0);
+    expect(store.updates.map((u) => u.version)).toEqual(['v1']);
+    expect(outcome).toMatchObject({ kind: 'written', result: 'claimed@v1', attempts: 1 });
+  });
+
+  it('reads and decides again, at once and without counting an attempt, when it is stale', async () => {
+    const store = scriptedStore([v2], [conflict, accept('v3')]);
+    const sleeps: number[] = [];
+    const outcome = await updateWithRetry(store, runId, claim('ohlcv_export:1d:v0'), {
+      known: v1,
+      maxAttempts: 1,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    expect(store.gets).toBe(1);
+    expect(store.updates.map((u) => u.version)).toEqual(['v1', 'v2']);
+    expect(outcome).toMatchObject({ kind: 'written', result: 'claimed@v2', attempts: 1 });
+    expect(sleeps).toEqual([]);
+  });
+
+  it('does not trust a noop decided on the known run: reads and decides again', async () => {
+    const store = scriptedStore([v1], [accept('v3')]);
+    const outcome = await updateWithRetry(store, runId, claim('ohlcv_export:1d:v1'), {
+      ...noSleep,
+      known: v2,
+    });
+    expect(store.gets).toBe(1);
+    expect(outcome).toMatchObject({ kind: 'written', result: 'claimed@v1', attempts: 1 });
+  });
+});
+
 describe('updateWithRetry with turns', () => {
   const ready = makeFlowRun({ steps: makeParallelSteps(2) });
 

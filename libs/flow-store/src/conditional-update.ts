@@ -6,7 +6,7 @@ import {
   RunNotFoundError,
   VersionConflictError,
 } from './flow-store.errors';
-import type { FlowRunStore } from './flow-run-store.port';
+import type { FlowRunStore, VersionedRun } from './flow-run-store.port';
 import type { KeyedMutex } from './keyed-mutex';
 
 /** What a pure decision function returns for the run it was shown. */
@@ -36,6 +36,14 @@ export interface UpdateWithRetryOptions {
    * lost ~4 races per step).
    */
   turns?: KeyedMutex;
+  /**
+   * The run as the caller last wrote or read it. The first round decides on it instead of
+   * reading: a worker finalizing the step it claimed usually finds the run as its claim left it,
+   * so the read was one round trip and one document read per step spent on nothing (issue 16).
+   * That round is not counted as an attempt: when `known` is stale the write's precondition
+   * fails, and a noop decided on it is not trusted; either way the rounds go on as usual, at once.
+   */
+  known?: VersionedRun;
 }
 
 export const UPDATE_RETRY_DEFAULTS = {
@@ -93,10 +101,17 @@ async function readDecideWrite<R>(
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
 
+  let known = options.known;
   for (let attempt = 1; ; attempt += 1) {
-    const current = await store.get(runId);
+    const fromKnown = known !== undefined;
+    const current = known ?? (await store.get(runId));
+    known = undefined;
     if (current === null) return { kind: 'not_found' };
     const decision = decide(current.run, current.version);
+    if (fromKnown && (decision.kind === 'noop' || isEmptyPatch(decision.patch))) {
+      attempt -= 1; // the known round is not an attempt: decide again on a fresh read
+      continue;
+    }
     if (decision.kind === 'noop') {
       return { kind: 'noop', reason: decision.reason, result: decision.result, attempts: attempt };
     }
@@ -121,6 +136,10 @@ async function readDecideWrite<R>(
       // Deleted between our read and our write.
       if (error instanceof RunNotFoundError) return { kind: 'not_found' };
       if (!(error instanceof VersionConflictError)) throw error;
+      if (fromKnown) {
+        attempt -= 1;
+        continue;
+      }
       if (attempt >= maxAttempts) throw new ConflictRetriesExhaustedError(runId, attempt);
       await sleep(
         backoffDelayMs(

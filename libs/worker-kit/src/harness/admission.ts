@@ -9,7 +9,7 @@ import {
   type ClaimDecision,
   type TakeoverDecision,
 } from '@tda/flow-engine';
-import { InvalidRunDocumentError, type UpdateDecision } from '@tda/flow-store';
+import { InvalidRunDocumentError, type UpdateDecision, type VersionedRun } from '@tda/flow-store';
 import { sanitizeForLog } from '@tda/observability';
 import type { StepHarnessMetrics } from '../harness-metrics';
 import type { StepHarnessPolicy } from '../harness-policy';
@@ -97,15 +97,15 @@ export class Admission {
       stepType: this.options.stepType,
       result: claimed ? 'claimed' : 'noop',
     });
-    if (outcome.kind === 'written') return this.afterWrite(target, outcome.run, decision);
+    if (outcome.kind === 'written') return this.afterWrite(target, outcome, decision);
     return this.notClaimed(target, decision, seen);
   }
 
-  private afterWrite(target: StepTarget, run: FlowRun, decision: ClaimDecision): Admitted {
-    const step = run.steps[target.stepId];
+  private afterWrite(target: StepTarget, written: VersionedRun, decision: ClaimDecision): Admitted {
+    const step = written.run.steps[target.stepId];
     if (step === undefined) return end(noopEnd('unknown_step'));
     if (decision.kind === 'claim') {
-      return { kind: 'claimed', claimed: claimedFrom(run, decision, 'claim', false) };
+      return { kind: 'claimed', claimed: claimedFrom(written, decision, 'claim', false) };
     }
     if (decision.kind === 'invalid') {
       // Unknown dependsOn: decideClaim's patch failed the step (INVALID_STEP_INPUTS, seed 002).
@@ -209,7 +209,7 @@ export class Admission {
     if (step === undefined) return end(noopEnd('unknown_step'));
     return {
       kind: 'claimed',
-      claimed: claimedFrom(outcome.run, outcome.result, 'takeover', artifactChecked),
+      claimed: claimedFrom(outcome, outcome.result, 'takeover', artifactChecked),
     };
   }
 
@@ -251,7 +251,7 @@ function end(stepEnd: StepEnd): Admitted {
 }
 
 function claimedFrom(
-  run: FlowRun,
+  { run, version }: VersionedRun,
   decision: Extract<ClaimDecision, { kind: 'claim' }>,
   via: 'claim' | 'takeover',
   artifactChecked: boolean,
@@ -260,6 +260,7 @@ function claimedFrom(
   if (step === undefined) throw new Error(`claimed step ${decision.stepId} is not in the run`);
   return {
     run,
+    version,
     step,
     attempt: decision.attempt,
     startedAt: decision.startedAt,

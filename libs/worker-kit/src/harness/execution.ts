@@ -1,5 +1,5 @@
 import { isTdaError, type StepExecution } from '@tda/contracts';
-import { errorInfo } from '@tda/flow-engine';
+import { errorInfo, type FinalizeOutcome } from '@tda/flow-engine';
 import { abortReasonOf, settleOrAbort } from '../abortable';
 import { writeStepArtifacts } from '../artifact-writer';
 import type { StepHarnessMetrics } from '../harness-metrics';
@@ -55,16 +55,8 @@ export class Execution {
       timing: { startedAt: claimed.startedAt },
       worker: this.options.owner,
     };
-    const finalize = (
-      outcome: Extract<StepEnd, { kind: 'finalize' }>['outcome'],
-      extra: { tries?: number; cause?: unknown } = {},
-    ): StepEnd => ({
-      kind: 'finalize',
-      mode: 'owner',
-      attempt: claimed.attempt,
-      outcome,
-      ...extra,
-    });
+    const finalize = (outcome: FinalizeOutcome, extra: { tries?: number; cause?: unknown } = {}) =>
+      ownerFinalize(claimed, outcome, extra);
 
     const { maxDeliveryAttempts } = this.options.policy;
     const { deliveryAttempt } = target.meta;
@@ -155,17 +147,11 @@ export class Execution {
     end: HandlerEnd,
     written: Awaited<ReturnType<typeof writeStepArtifacts>> | undefined,
   ): StepEnd {
-    const finalize = (
-      outcome: Extract<StepEnd, { kind: 'finalize' }>['outcome'],
-      cause?: unknown,
-    ): StepEnd => ({
-      kind: 'finalize',
-      mode: 'owner',
-      attempt: claimed.attempt,
-      tries: end.tries,
-      outcome,
-      ...(cause === undefined ? {} : { cause }),
-    });
+    const finalize = (outcome: FinalizeOutcome, cause?: unknown) =>
+      ownerFinalize(claimed, outcome, {
+        tries: end.tries,
+        ...(cause === undefined ? {} : { cause }),
+      });
     if (end.kind === 'aborted' || written?.kind === 'aborted') {
       const reason: StepAbortReason = end.kind === 'aborted' ? end.reason : { kind: 'lease_lost' };
       switch (reason.kind) {
@@ -301,4 +287,21 @@ function leaseLostOnly(signal: AbortSignal): AbortSignal {
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
   return controller.signal;
+}
+
+/** The finalize of a step this delivery claimed, starting from the run as its claim left it. */
+function ownerFinalize(
+  claimed: ClaimedStep,
+  outcome: FinalizeOutcome,
+  extra: { tries?: number; cause?: unknown },
+): StepEnd {
+  const { run, version } = claimed;
+  return {
+    kind: 'finalize',
+    mode: 'owner',
+    attempt: claimed.attempt,
+    outcome,
+    ...extra,
+    ...(version === undefined ? {} : { known: { run, version } }),
+  };
 }

@@ -181,6 +181,7 @@ export class Finalizer {
           ? { kind: 'write', patch: decision.patch, result: decision }
           : { kind: 'noop', reason: decision.kind, result: decision };
       },
+      end.known,
     );
     if (written.kind === 'not_found') return { kind: 'gone' };
     const decision = written.result;

@@ -1,5 +1,6 @@
 import type { ErrorCode, ErrorInfo, FlowRun, FlowStep, StepType } from '@tda/contracts';
 import type { FinalizeOutcome } from '@tda/flow-engine';
+import type { VersionedRun } from '@tda/flow-store';
 
 export interface DeliveryMeta {
   /** 1-based delivery count of this message (PubSubContext.getDeliveryAttempt()). */
@@ -24,6 +25,8 @@ export type FinalizeMode = 'owner' | 'takeover';
 /** A step this delivery holds: claimed (READY → RUNNING) or taken over. */
 export interface ClaimedStep {
   run: FlowRun;
+  /** The version `run` was written at by this delivery's claim; the finalize starts from it. */
+  version?: string;
   step: FlowStep;
   attempt: number;
   startedAt: string;
@@ -51,6 +54,8 @@ export type StepEnd =
       /** Handler tries in this delivery (0: the handler did not run). */
       tries?: number;
       recoveredVia?: 'handler' | 'artifact';
+      /** The run as the claim left it: the finalize decides on it before reading (if stale). */
+      known?: VersionedRun;
       /** Logged with step_failed (describeError of an unexpected error). */
       cause?: unknown;
     }

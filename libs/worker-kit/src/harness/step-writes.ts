@@ -7,6 +7,7 @@ import {
   type UpdateDecision,
   type UpdateOutcome,
   type UpdateWithRetryOptions,
+  type VersionedRun,
 } from '@tda/flow-store';
 import type { StepHarnessMetrics } from '../harness-metrics';
 import type { HarnessLog } from './harness-log';
@@ -46,11 +47,13 @@ export class StepWrites {
     phase: 'claim' | 'finalize',
     runId: string,
     decide: (run: FlowRun, version: string) => UpdateDecision<R>,
+    known?: VersionedRun,
   ): Promise<UpdateOutcome<R>> {
     const { metrics, stepType, log } = this.options;
     const event = phase === 'claim' ? 'step_claim_conflict' : 'step_finalize_conflict';
     try {
-      const outcome = await updateWithRetry(this.options.store, runId, decide, this.retry);
+      const retry = known === undefined ? this.retry : { ...this.retry, known };
+      const outcome = await updateWithRetry(this.options.store, runId, decide, retry);
       if (outcome.kind !== 'not_found' && outcome.attempts > 1) {
         metrics?.storeConflicts?.inc({ stepType, phase }, outcome.attempts - 1);
         log.info(event, {
