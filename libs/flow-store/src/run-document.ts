@@ -38,34 +38,43 @@ function jsonIssue(path: string, message: string): ValidationIssue {
  */
 function toStoredJson(
   value: unknown,
-  path: string,
+  trail: string[],
   insideArray: boolean,
   issues: ValidationIssue[],
 ): unknown {
+  // The path of an issue is joined from `trail` only when there is one: this runs on every
+  // value of every write (issue 16).
+  const here = (): string => trail.join('/');
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) issues.push(jsonIssue(path, 'number must be finite'));
+    if (!Number.isFinite(value)) issues.push(jsonIssue(here(), 'number must be finite'));
     return Object.is(value, -0) ? 0 : value;
   }
   if (Array.isArray(value)) {
-    if (insideArray) issues.push(jsonIssue(path, 'an array may not directly contain an array'));
+    if (insideArray) issues.push(jsonIssue(here(), 'an array may not directly contain an array'));
     return value.map((item: unknown, index) => {
-      if (item === undefined) issues.push(jsonIssue(`${path}/${index}`, 'undefined array item'));
-      return toStoredJson(item, `${path}/${index}`, true, issues);
+      trail.push(String(index));
+      if (item === undefined) issues.push(jsonIssue(here(), 'undefined array item'));
+      const stored = toStoredJson(item, trail, true, issues);
+      trail.pop();
+      return stored;
     });
   }
   if (isPlainObject(value)) {
     const copy: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) {
-      if (child === undefined) continue;
-      if (key === '') issues.push(jsonIssue(path, 'empty field name'));
+    for (const key in value) {
+      const child = value[key];
+      if (child === undefined || !Object.hasOwn(value, key)) continue;
+      if (key === '') issues.push(jsonIssue(here(), 'empty field name'));
       else if (RESERVED_FIELD.test(key))
-        issues.push(jsonIssue(path, `reserved field name '${key}'`));
-      copy[key] = toStoredJson(child, `${path}/${key}`, false, issues);
+        issues.push(jsonIssue(here(), `reserved field name '${key}'`));
+      trail.push(key);
+      copy[key] = toStoredJson(child, trail, false, issues);
+      trail.pop();
     }
     return copy;
   }
-  issues.push(jsonIssue(path === '' ? '/' : path, `not a JSON value (${describeType(value)})`));
+  issues.push(jsonIssue(here() || '/', `not a JSON value (${describeType(value)})`));
   return undefined;
 }
 
@@ -81,7 +90,7 @@ function describeType(value: unknown): string {
  */
 export function prepareNewRun(run: FlowRun, now: Date): FlowRun {
   const issues: ValidationIssue[] = [];
-  const stored = toStoredJson({ ...run, updatedAt: now.toISOString() }, '', false, issues);
+  const stored = toStoredJson({ ...run, updatedAt: now.toISOString() }, [''], false, issues);
   const runId = typeof run.runId === 'string' ? run.runId : undefined;
   if (issues.length > 0) throw new InvalidRunDocumentError(runId, issues);
   const result = validate.flowRun(stored);
@@ -132,7 +141,9 @@ export function prepareRunPatch(runId: string, patch: RunPatch, now: Date): Stor
   const stamped: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(patch)) {
     if (value === undefined || path === 'updatedAt') continue;
-    stamped[path] = isFieldDelete(value) ? FIELD_DELETE : toStoredJson(value, path, false, issues);
+    stamped[path] = isFieldDelete(value)
+      ? FIELD_DELETE
+      : toStoredJson(value, [path], false, issues);
   }
   stamped['updatedAt'] = now.toISOString();
 
@@ -142,8 +153,9 @@ export function prepareRunPatch(runId: string, patch: RunPatch, now: Date): Stor
     if (segments.some((s) => s === '')) issues.push(patchIssue(path, 'empty path segment'));
     const reserved = segments.find((s) => RESERVED_FIELD.test(s));
     if (reserved !== undefined) issues.push(patchIssue(path, `reserved field name '${reserved}'`));
-    for (let i = 1; i < segments.length; i += 1) {
-      const parent = segments.slice(0, i).join('.');
+    // Every proper prefix ending before a '.': cut from the path, not rebuilt from its segments.
+    for (let dot = path.indexOf('.'); dot !== -1; dot = path.indexOf('.', dot + 1)) {
+      const parent = path.slice(0, dot);
       if (paths.has(parent)) issues.push(patchIssue(path, `conflicts with path '${parent}'`));
     }
   }
