@@ -110,6 +110,26 @@ describe('topologicalOrder', () => {
     expect(() => topologicalOrder(graph({ a: ['x'] }))).toThrow(FlowRunInvalidError);
   });
 
+  it('takes the smallest ready stepId first on random DAGs (Kahn with a sorted queue)', () => {
+    fc.assert(
+      fc.property(dagArbitrary(12), ({ deps }) => {
+        const order = topologicalOrder(graph(deps));
+        // Reference: at every turn, the smallest id whose dependencies are all placed.
+        const placed = new Set<string>();
+        const expected: string[] = [];
+        while (expected.length < Object.keys(deps).length) {
+          const next = Object.keys(deps)
+            .filter((id) => !placed.has(id) && (deps[id] ?? []).every((d) => placed.has(d)))
+            .sort()[0];
+          if (next === undefined) throw new Error('unreachable: the arbitrary makes DAGs');
+          placed.add(next);
+          expected.push(next);
+        }
+        expect(order).toEqual(expected);
+      }),
+    );
+  });
+
   it('lists ancestors transitively', () => {
     expect([...ancestorsOf(graph({ a: [], b: ['a'], c: ['b'], d: [] }), 'c')].sort()).toEqual([
       'a',

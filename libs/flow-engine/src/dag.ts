@@ -154,21 +154,24 @@ export function topologicalOrder(steps: GraphSteps): string[] {
     const deps = new Set(steps[id]?.dependsOn ?? []);
     for (const dep of deps) {
       if (!Object.hasOwn(steps, dep) || dep === id) validateRunGraph(steps);
-      dependents.set(dep, [...(dependents.get(dep) ?? []), id]);
+      const list = dependents.get(dep);
+      if (list === undefined) dependents.set(dep, [id]);
+      else list.push(id);
     }
     blocking.set(id, deps.size);
   }
+  // `ready` stays sorted (ids are visited in order, later ones inserted in place): the next step
+  // is always its head, without sorting the queue on every turn (this runs on every advance).
   const ready = ids.filter((id) => blocking.get(id) === 0);
   const order: string[] = [];
-  while (ready.length > 0) {
-    ready.sort();
-    const id = ready.shift();
+  for (let head = 0; head < ready.length; head += 1) {
+    const id = ready[head];
     if (id === undefined) break;
     order.push(id);
     for (const dependent of dependents.get(id) ?? []) {
       const left = (blocking.get(dependent) ?? 0) - 1;
       blocking.set(dependent, left);
-      if (left === 0) ready.push(dependent);
+      if (left === 0) insertSorted(ready, dependent, head + 1);
     }
   }
   if (order.length !== ids.length) {
@@ -176,6 +179,19 @@ export function topologicalOrder(steps: GraphSteps): string[] {
     throw new RunGraphInvalidError([{ reason: 'cycle', cycle }], { reason: 'cycle', cycle });
   }
   return order;
+}
+
+/** Inserts `id` into the sorted part of `list` that starts at `from`. */
+function insertSorted(list: string[], id: string, from: number): void {
+  let lo = from;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const value = list[mid];
+    if (value !== undefined && value < id) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, id);
 }
 
 /** Every step that `stepId` depends on, directly or transitively (unknown ids are skipped). */
