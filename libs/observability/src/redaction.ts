@@ -114,8 +114,18 @@ function normaliseKey(key: string): string {
   return key.toLowerCase().replace(/[-_]/g, '');
 }
 
+/** Keys already judged: log lines repeat the same few dozen keys (bounded, then forgotten). */
+const judgedKeys = new Map<string, boolean>();
+const JUDGED_KEYS_MAX = 2_000;
+
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY_SET.has(normaliseKey(key));
+  let secret = judgedKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY_SET.has(normaliseKey(key));
+    if (judgedKeys.size >= JUDGED_KEYS_MAX) judgedKeys.clear();
+    judgedKeys.set(key, secret);
+  }
+  return secret;
 }
 
 /**
