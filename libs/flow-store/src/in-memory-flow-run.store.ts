@@ -11,7 +11,13 @@ import type {
 } from './flow-run-store.port';
 import type { RunChangeFeed, RunFeedSubscription } from './run-change-feed.port';
 import type { StepCheckpointStore } from './step-checkpoint.port';
-import { isRunId, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
+import {
+  isRunId,
+  patchedRunIsValid,
+  prepareNewRun,
+  prepareRunPatch,
+  readRunDocumentStrictly,
+} from './run-document';
 import { compareListPosition, toPage, validateListQuery } from './run-list';
 
 export interface InMemoryFlowRunStoreOptions {
@@ -35,6 +41,8 @@ interface Entry {
   version: string;
   /** The document as read (lenient validation), once a read has validated this version. */
   read?: FlowRun;
+  /** Whether `read` met the contract strictly: a write on it may then be validated in part. */
+  strict?: boolean;
 }
 
 /**
@@ -64,7 +72,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     if (this.docs.has(doc.runId)) throw new RunAlreadyExistsError(doc.runId);
     const version = this.nextVersion();
     const frozen = deepFreeze(doc);
-    this.docs.set(doc.runId, { doc: frozen, version, read: frozen });
+    this.docs.set(doc.runId, { doc: frozen, version, read: frozen, strict: true });
     this.notify(frozen);
     return { run: frozen, version };
   }
@@ -106,7 +114,12 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     if (entry.version !== expectedVersion) throw new VersionConflictError(runId, expectedVersion);
     const next = applyPatchShared(entry.doc as FlowRun, stored);
     const version = this.nextVersion();
-    this.docs.set(runId, { doc: next as Record<string, unknown>, version });
+    const valid = entry.strict === true && patchedRunIsValid(next, stored);
+    this.docs.set(runId, {
+      doc: next as Record<string, unknown>,
+      version,
+      ...(valid ? { read: next, strict: true } : {}),
+    });
     this.notify(next);
     return { run: next, version };
   }
@@ -197,9 +210,16 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     this.docs.set(runId, { doc: deepFreeze(structuredClone(doc)), version: this.nextVersion() });
   }
 
-  /** The lenient read of an entry's document, validated once per version. */
+  /**
+   * The lenient read of an entry's document, validated once per version (or, after a write,
+   * in part: patchedRunIsValid).
+   */
   private read(runId: string, entry: Entry): FlowRun {
-    entry.read ??= readRunDocument(runId, entry.doc);
+    if (entry.read === undefined) {
+      const { run, strict } = readRunDocumentStrictly(runId, entry.doc);
+      entry.read = run;
+      entry.strict = strict;
+    }
     return entry.read;
   }
 

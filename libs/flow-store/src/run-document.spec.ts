@@ -1,8 +1,11 @@
 import { type ErrorInfo, validate } from '@tda/contracts';
-import { FIELD_DELETE } from '@tda/flow-engine';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyPatchShared, deepFreeze, FIELD_DELETE } from '@tda/flow-engine';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidRunDocumentError, InvalidRunPatchError } from './flow-store.errors';
-import { prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
+import { patchedRunIsValid, prepareNewRun, prepareRunPatch, readRunDocument } from './run-document';
 import { defaultSteps, makeFlowRun, makeParallelSteps, makeRunId, makeStep } from './testing';
 
 const now = new Date('2026-05-05T05:05:05.005Z');
@@ -149,5 +152,67 @@ describe('prepareRunPatch', () => {
   ])('rejects %s', (_label, patch, message) => {
     expect(() => prepareRunPatch('r', patch, now)).toThrow(InvalidRunPatchError);
     expect(() => prepareRunPatch('r', patch, now)).toThrow(message);
+  });
+});
+
+describe('patchedRunIsValid', () => {
+  const STEP = 'ohlcv_export:1d';
+  const value = fc.oneof(
+    fc.constantFrom('READY', 'RUNNING', 'SUCCEEDED', 'NOT_A_STATUS', '2026-05-05T05:05:05Z', ''),
+    fc.integer({ min: -2, max: 3 }),
+    fc.constant({ owner: 'w', expiresAt: '2026-05-05T05:05:05Z' }),
+    fc.constant({ code: 'INTERNAL_ERROR', message: 'x', retryable: false }),
+    fc.constant(makeStep({ status: 'PENDING', dependsOn: [STEP] })),
+    fc.constant(FIELD_DELETE),
+    fc.jsonValue({ maxDepth: 1 }),
+  );
+  const path = fc.constantFrom(
+    'status',
+    'finishedAt',
+    'error',
+    'progress',
+    `steps.${STEP}.status`,
+    `steps.${STEP}.attempt`,
+    `steps.${STEP}.lease`,
+    `steps.${STEP}.outputs.gcs_uri`,
+    `steps.${STEP}.inputs.symbol`,
+    'steps.llm_report:1d:prompt_day_v1.error',
+    'steps.new_step:1d',
+    'steps.BAD ID',
+  );
+
+  it('agrees with a full validation of the patched run (the schema relates no step to another)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(path, value, { maxKeys: 4 }), (raw) => {
+        let stored;
+        try {
+          stored = prepareRunPatch(makeFlowRun().runId, raw, now);
+        } catch {
+          return; // a patch the store refuses never reaches the document
+        }
+        const next = applyPatchShared(deepFreeze(makeFlowRun()), stored);
+        const full = validate.flowRun(next).ok;
+        const partial = patchedRunIsValid(next, stored);
+        // A step deleted or the map replaced: not judged in part (false), validated in full.
+        const judged = !Object.entries(stored).some(
+          ([p, v]) => p === 'steps' || (v === FIELD_DELETE && /^steps\.[^.]+$/.test(p)),
+        );
+        if (judged) expect(partial).toBe(full);
+        else expect(partial).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('relies on a schema whose run and step map have no cross-field rules', () => {
+    const schema = JSON.parse(
+      readFileSync(join(__dirname, '../../../contracts/flow_run.schema.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const combinators = ['allOf', 'anyOf', 'oneOf', 'if', 'not', 'dependentRequired'];
+    const steps = (schema['properties'] as Record<string, Record<string, unknown>>)['steps'];
+    expect(combinators.filter((k) => k in schema)).toEqual([]);
+    expect(Object.keys(steps ?? {}).sort()).toEqual(
+      ['additionalProperties', 'minProperties', 'propertyNames', 'type'].sort(),
+    );
   });
 });

@@ -116,15 +116,53 @@ const STEP_INPUTS_PATH = /^\/steps\/[^/]+\/inputs(\/|$)/;
  * out is a read-only snapshot in every adapter.
  */
 export function readRunDocument(runId: string, data: unknown): FlowRun {
+  return readRunDocumentStrictly(runId, data).run;
+}
+
+/** readRunDocument, telling whether the document met the contract strictly (nothing tolerated). */
+export function readRunDocumentStrictly(
+  runId: string,
+  data: unknown,
+): { run: FlowRun; strict: boolean } {
   const result = validate.flowRun(data);
-  if (result.ok) return deepFreeze(result.value);
+  if (result.ok) return { run: deepFreeze(result.value), strict: true };
   const real = result.issues.filter(
     (issue) => issue.keyword !== 'additionalProperties' && !STEP_INPUTS_PATH.test(issue.path),
   );
   if (real.length === 0 && result.issues.length < CONTRACT_ISSUE_CAP) {
-    return deepFreeze(data as FlowRun);
+    return { run: deepFreeze(data as FlowRun), strict: false };
   }
   throw new InvalidRunDocumentError(runId, real.length > 0 ? real : result.issues);
+}
+
+/**
+ * Whether `next` — a strictly valid run with `patch` applied — is strictly valid, judged by
+ * validating only what the patch touched: the run's own fields and the steps the patch wrote,
+ * as a run of just those steps. Sound because flow_run.schema.json relates no step to another
+ * or to the run's fields (a test holds the schema to that), so the steps the patch left alone
+ * are still valid. `false` when that cannot be told this way (a step deleted, the step map
+ * replaced) or when the patched parts are not valid: the caller then validates in full.
+ * Issue 16: a full validation per written version was a tenth of an embedded step's CPU.
+ */
+export function patchedRunIsValid(next: FlowRun, patch: StoredPatch): boolean {
+  const touched: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(patch)) {
+    if (!path.startsWith('steps.')) {
+      if (path === 'steps') return false;
+      continue;
+    }
+    const dot = path.indexOf('.', 6);
+    const stepId = dot === -1 ? path.slice(6) : path.slice(6, dot);
+    const step = next.steps[stepId];
+    if (step === undefined || (dot === -1 && isFieldDelete(value))) return false;
+    touched[stepId] = step;
+  }
+  if (Object.keys(touched).length === 0) {
+    const first = Object.keys(next.steps)[0];
+    if (first === undefined) return false;
+    touched[first] = next.steps[first];
+  }
+  return validate.flowRun({ ...next, steps: touched }).ok;
 }
 
 /** A validated patch: every value is storable JSON or FIELD_DELETE, `updatedAt` is stamped. */
