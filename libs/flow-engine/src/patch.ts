@@ -97,31 +97,44 @@ function setAtPath(target: Record<string, unknown>, path: string, value: unknown
  * The patch's values are taken as they are (the caller owns them) and frozen too.
  */
 export function applyPatchShared(run: FlowRun, patch: RunPatch): FlowRun {
-  const root: Record<string, unknown> = { ...(run as unknown as Record<string, unknown>) };
-  const fresh = new Set<object>([root]);
-  for (const [path, value] of Object.entries(patch)) {
-    const segments = path.split('.');
-    const last = segments.pop();
-    if (last === undefined || last === '') throw new Error(`invalid patch path '${path}'`);
-    let cursor = root;
-    let gone = false;
-    for (const segment of segments) {
-      const child = cursor[segment];
-      if (!isPlainObject(child) && isFieldDelete(value)) {
-        gone = true;
-        break;
+  const root = shallowCopy(run as unknown as Record<string, unknown>);
+  // The maps made by this call (a handful): written into freely, frozen at the end.
+  const fresh: object[] = [root];
+  for (const path in patch) {
+    const value = patch[path];
+    let cursor: Record<string, unknown> | undefined = root;
+    let start = 0;
+    for (let dot = path.indexOf('.'); dot !== -1 && cursor; dot = path.indexOf('.', start)) {
+      const segment = path.slice(start, dot);
+      start = dot + 1;
+      const child: unknown = cursor[segment];
+      // Nothing to delete below a field that is not a map.
+      if (!isPlainObject(child) && isFieldDelete(value)) cursor = undefined;
+      else {
+        const next = !isPlainObject(child)
+          ? {}
+          : fresh.includes(child)
+            ? child
+            : shallowCopy(child);
+        if (next !== child) fresh.push(next);
+        cursor[segment] = next;
+        cursor = next;
       }
-      const next = !isPlainObject(child) ? {} : fresh.has(child) ? child : { ...child };
-      fresh.add(next);
-      cursor[segment] = next;
-      cursor = next;
     }
-    if (gone) continue;
+    const last = path.slice(start);
+    if (last === '') throw new Error(`invalid patch path '${path}'`);
+    if (cursor === undefined) continue;
     if (isFieldDelete(value)) delete cursor[last];
     else cursor[last] = deepFreeze(value);
   }
   for (const node of fresh) Object.freeze(node);
   return root as unknown as FlowRun;
+}
+
+function shallowCopy(source: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key in source) copy[key] = source[key];
+  return copy;
 }
 
 /** Freezes `value` and everything under it (plain JSON); frozen branches are not walked again. */

@@ -17,7 +17,8 @@ const ALL_ZERO = /^0+$/;
  */
 export function parseTraceparent(value: string | undefined | null): TraceContext | undefined {
   if (typeof value !== 'string') return undefined;
-  const match = TRACEPARENT.exec(value.trim().toLowerCase());
+  // Canonical values (what TDA writes) match as they are; only others are trimmed and lowered.
+  const match = TRACEPARENT.exec(value) ?? TRACEPARENT.exec(value.trim().toLowerCase());
   if (match === null) return undefined;
   const [, version, traceId, spanId, flags] = match;
   if (
