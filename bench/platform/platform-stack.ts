@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InMemoryArtifactStore } from '@tda/artifacts';
 import type { EmulatorEndpoints } from '@tda/emulators';
 import { createLogger, type Logger } from '@tda/observability';
 import { ApiClient } from '@tda/service-cli';
@@ -34,11 +35,14 @@ function droppedLogger(service: string): Logger {
 export async function startPlatformStack(options: {
   backend: 'memory' | 'emulators';
   emulators?: EmulatorEndpoints;
+  /** Artifacts in process memory instead of files: TDA's own cost without the disk's. */
+  artifactsInMemory?: boolean;
 }): Promise<PlatformStack> {
   const log = new CallLog();
   const handlers = new HandlerClock();
   const dataDir = mkdtempSync(join(tmpdir(), 'tda-bench-platform-'));
   const prefix = `bench-${Date.now().toString(36)}`;
+  const inMemoryArtifacts = new InMemoryArtifactStore();
   const stack = await startLocalStack({
     env: {
       TDA_BACKEND: options.backend,
@@ -59,6 +63,7 @@ export async function startPlatformStack(options: {
       workers: [noopWorker(handlers)],
       store: (store, service) => new RecordingRunStore(store, service, log),
       broker: (broker, service) => new RecordingBroker(broker, service, log),
+      ...(options.artifactsInMemory === true ? { artifacts: () => inMemoryArtifacts } : {}),
     },
   });
   return {

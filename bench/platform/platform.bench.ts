@@ -20,12 +20,14 @@ import {
 } from './platform-measure';
 import { startPlatformStack, type PlatformStack } from './platform-stack';
 import { renderPlatform } from './platform.render';
-import { busAndHopFloors, storeFloor } from './port-floors';
+import { artifactFloor, busAndHopFloors, storeFloor, type ArtifactFloorRow } from './port-floors';
 
 export interface PlatformFloors {
   firestore: FirestoreFloorRow[];
   pubsub: PubSubFloor;
   hop: HopFloorRow[];
+  /** The stack's artifact store (local files in both parts): a step's exists + put. */
+  artifacts: ArtifactFloorRow[];
 }
 
 export interface PlatformData {
@@ -36,6 +38,8 @@ export interface PlatformData {
   throughput: ThroughputRow[];
   /** Calls per extra step: the longest chain row minus the shortest, per step. */
   marginalPerStep: Record<string, number>;
+  /** The embedded part's chain row again, with the artifacts in memory: TDA without the disk. */
+  withoutDisk?: ThroughputRow;
 }
 
 export interface PlatformOptions extends BenchPartOptions {
@@ -92,11 +96,14 @@ const MEMORY: Sizes = {
 };
 
 /** The floors on the emulators under test, in this run: Firestore, Pub/Sub, and the hop's. */
-async function emulatorFloors(endpoints: EmulatorEndpoints, sizes: Sizes): Promise<PlatformFloors> {
+async function emulatorFloors(
+  endpoints: EmulatorEndpoints,
+  sizes: Sizes,
+): Promise<Omit<PlatformFloors, 'artifacts'>> {
   const { firestore, pubsub } = floorClients(endpoints);
   try {
     const collection = `bench_floor_${Date.now().toString(36)}`;
-    const floors: PlatformFloors = {
+    const floors: Omit<PlatformFloors, 'artifacts'> = {
       firestore: [],
       hop: [],
       pubsub: await pubsubFloor(pubsub, sizes.floorOps / 2, sizes.floorOps * 2),
@@ -158,7 +165,7 @@ export async function runPlatformBench(options: PlatformOptions): Promise<BenchP
       const data: PlatformData = {
         machine: machine(),
         backend: `emulators (Firestore ${endpoints.firestoreHost}, Pub/Sub ${endpoints.pubsubHost})`,
-        floors,
+        floors: { ...floors, artifacts: await artifactFloors(platform, sizes) },
         ...(await measurePlatform(platform, sizes)),
       };
       return { part: 'platform', markdown: renderPlatform(data), data };
@@ -189,23 +196,53 @@ async function memoryFloors(platform: PlatformStack, sizes: Sizes): Promise<Plat
     burst: sizes.floorOps * 2,
     concurrency: sizes.concurrency,
   });
-  return { firestore, pubsub, hop };
+  return { firestore, pubsub, hop, artifacts: await artifactFloors(platform, sizes) };
+}
+
+/** The stack's artifact store, in its data dir, at each concurrency. */
+async function artifactFloors(platform: PlatformStack, sizes: Sizes): Promise<ArtifactFloorRow[]> {
+  const rows: ArtifactFloorRow[] = [];
+  for (const c of sizes.concurrency) {
+    const perLoop = Math.max(2, Math.ceil(sizes.floorOps / c));
+    rows.push(await artifactFloor(platform.stack.backends.artifacts, c, perLoop));
+  }
+  return rows;
+}
+
+/**
+ * The first chain row once more on a stack whose artifacts stay in memory: what TDA itself
+ * costs per step, apart from the filesystem (whose floor is measured above).
+ */
+async function withoutDisk(sizes: Sizes): Promise<ThroughputRow | undefined> {
+  const row = sizes.throughput.find((r) => r.shape.kind === 'chain' && r.shape.length > 1);
+  if (row === undefined) return undefined;
+  const platform = await startPlatformStack({ backend: 'memory', artifactsInMemory: true });
+  try {
+    await measureThroughput(platform, row.shape, Math.ceil(row.runs / 4), row.concurrency);
+    const measured = await measureThroughput(platform, row.shape, row.runs, row.concurrency);
+    return { ...measured, shape: `${measured.shape}, artifacts in memory` };
+  } finally {
+    await platform.close();
+  }
 }
 
 /** `npm run bench -- platform-memory`: the same figures on TDA_BACKEND=memory (no Java, no network). */
 export async function runPlatformMemoryBench(options: BenchPartOptions): Promise<BenchPart> {
   const sizes = options.smoke ? SMOKE : MEMORY;
   const platform = await startPlatformStack({ backend: 'memory' });
+  let data: PlatformData;
   try {
     const floors = await memoryFloors(platform, sizes);
-    const data: PlatformData = {
+    data = {
       machine: machine(),
       backend: 'memory (TDA_BACKEND=memory: in-process store and bus, local artifacts)',
       floors,
       ...(await measurePlatform(platform, sizes)),
     };
-    return { part: 'platform-memory', markdown: renderPlatform(data), data };
   } finally {
     await platform.close();
   }
+  const diskless = await withoutDisk(sizes);
+  if (diskless !== undefined) data.withoutDisk = diskless;
+  return { part: 'platform-memory', markdown: renderPlatform(data), data };
 }

@@ -28,6 +28,17 @@ function floorTables(floors: PlatformFloors): string[] {
     ['concurrency', 'hops', 'p50 ms', 'p90 ms', 'p99 ms'],
     floors.hop.map((r) => [String(r.concurrency), String(r.hops), ms(r.p50), ms(r.p90), ms(r.p99)]),
   );
+  const artifacts = markdownTable(
+    ['concurrency', 'p50 ms', 'p90 ms', 'p99 ms', 'ops/s', 'CPU µs/op'],
+    floors.artifacts.map((r) => [
+      String(r.concurrency),
+      ms(r.p50),
+      ms(r.p90),
+      ms(r.p99),
+      fmt(r.opsPerSecond),
+      fmt(r.cpuMicrosPerOp),
+    ]),
+  );
   return [
     'Floors, measured first on the same backend. Run store (Firestore, or the in-memory store): get + update conditional on the read (one document per loop):',
     '',
@@ -40,6 +51,10 @@ function floorTables(floors: PlatformFloors): string[] {
     'Hop floor: publish → delivered → get → conditional update, with the same clients (one document per loop):',
     '',
     hop,
+    '',
+    "Artifact store (local files in the stack's data dir): a step's exists + create-only put of a small JSON object, ten to a directory:",
+    '',
+    artifacts,
   ];
 }
 
@@ -127,11 +142,9 @@ function floorAt<R extends { concurrency: number }>(
 
 const steps = (r: ThroughputRow): number => r.runs * r.stepsPerRun;
 
-function throughputTable(
-  rows: readonly ThroughputRow[],
-  floors: PlatformFloors,
-  cores: number,
-): string[] {
+function throughputTable(data: PlatformData, cores: number): string[] {
+  const { floors } = data;
+  const rows = [...data.throughput, ...(data.withoutDisk === undefined ? [] : [data.withoutDisk])];
   const table = markdownTable(
     [
       'flow',
@@ -172,6 +185,28 @@ function throughputTable(
   ];
 }
 
+/**
+ * What the embedded backend's floors allow a chain step — 3 get + conditional update, 2
+ * messages, 1 artifact exists + put, one after another — next to what TDA did, with and without
+ * the disk. Only for the embedded part (the emulators' limit is their latency: README).
+ */
+function backendAllows(data: PlatformData): string[] {
+  const diskless = data.withoutDisk;
+  const chain = data.throughput.find((r) => diskless?.shape.startsWith(r.shape) === true);
+  if (diskless === undefined || chain === undefined) return [];
+  const inFlight = chain.concurrency * chain.parallelSteps;
+  const store = floorAt(data.floors.firestore, inFlight);
+  const artifact = floorAt(data.floors.artifacts, inFlight);
+  const busPerSecond = data.floors.pubsub.burst.messagesPerSecond;
+  if (store === undefined || artifact === undefined) return [];
+  const allowed = 1 / (3 / store.opsPerSecond + 2 / busPerSecond + 1 / artifact.opsPerSecond);
+  const withoutFiles = 1 / (3 / store.opsPerSecond + 2 / busPerSecond);
+  return [
+    '',
+    `What the backend allows a ${chain.shape} step at ${inFlight} at once, from its floors: 3 get + update (${fmt(store.opsPerSecond)}/s), 2 messages (${fmt(busPerSecond)}/s) and 1 artifact exists + put (${fmt(artifact.opsPerSecond)}/s) → ${fmt(allowed)} steps/s; TDA did ${fmt(chain.stepsPerSecond)} (${times(chain.stepsPerSecond / allowed)}). With the artifacts in memory the store and bus allow ${fmt(withoutFiles)} steps/s; TDA did ${fmt(diskless.stepsPerSecond)}, ${ms((diskless.cpu.processSeconds * 1000) / steps(diskless))} ms CPU per step.`,
+  ];
+}
+
 function costTable(data: PlatformData): string[] {
   const row = (name: string, c: Record<string, number>): string[] => [
     name,
@@ -198,7 +233,8 @@ export function renderPlatform(data: PlatformData): string {
     '',
     ...hopTables(data.hops, data.floors),
     '',
-    ...throughputTable(data.throughput, data.floors, cores),
+    ...throughputTable(data, cores),
+    ...backendAllows(data),
     '',
     ...costTable(data),
   ].join('\n');

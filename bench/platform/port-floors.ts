@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
+import type { ArtifactStore } from '@tda/artifacts';
 import type { FlowRunStore } from '@tda/flow-store';
 import type { MessageBroker } from '@tda/messaging';
-import { latencyStats } from '../bench-kit';
+import { latencyStats, withCpu, type LatencyStats } from '../bench-kit';
 import type { FirestoreFloorRow, HopFloorRow, PubSubFloor } from '../floors/backend-floors';
 import { CHAIN_FLOW_KEY, noopCatalogue } from './noop-flows';
 
@@ -121,4 +122,51 @@ export async function busAndHopFloors(
   } finally {
     await handle.close();
   }
+}
+
+export interface ArtifactFloorRow extends LatencyStats {
+  concurrency: number;
+  ops: number;
+  opsPerSecond: number;
+  /** CPU of this process per op (µs), the filesystem's threads included. */
+  cpuMicrosPerOp: number;
+}
+
+/** A no-op step's artifact: a few hundred bytes of JSON. */
+const FLOOR_ARTIFACT = Buffer.from(JSON.stringify({ floor: true, pad: 'x'.repeat(256) }));
+
+/**
+ * The artifact store's floor for what one step does to it: the recovery check (exists) and a
+ * create-only put, at `loops` at once, ten objects to a directory as a run's steps are.
+ */
+export async function artifactFloor(
+  artifacts: ArtifactStore,
+  loops: number,
+  opsPerLoop: number,
+): Promise<ArtifactFloorRow> {
+  const latencies: number[] = [];
+  const tag = `${Date.now().toString(36)}-${loops}`;
+  const { result: seconds, cpu } = await withCpu(async () => {
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: loops }, async (_, loop) => {
+        for (let i = 0; i < opsPerLoop; i += 1) {
+          const uri = `gs://tda-bench-floor/${tag}/l${loop}-${Math.floor(i / 10)}/o${i % 10}.json`;
+          const t0 = performance.now();
+          await artifacts.exists(uri);
+          await artifacts.put(uri, FLOOR_ARTIFACT, { contentType: 'application/json' });
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    return (performance.now() - started) / 1000;
+  });
+  const ops = loops * opsPerLoop;
+  return {
+    concurrency: loops,
+    ops,
+    opsPerSecond: ops / seconds,
+    cpuMicrosPerOp: (cpu.processSeconds * 1e6) / ops,
+    ...latencyStats(latencies),
+  };
 }

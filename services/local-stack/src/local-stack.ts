@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { ensureDemoAccount } from '@tda/accounts';
+import type { ArtifactStore } from '@tda/artifacts';
 import { backendConfigSchema, createBackends, type Backends } from '@tda/backends';
 import { loadConfig, type EnvSource } from '@tda/config';
 import { hasGcloud, startEmulators, type RunningEmulators } from '@tda/emulators';
@@ -66,6 +67,7 @@ export type LocalService = 'orchestrator' | `worker-${string}`;
 export interface LocalStackHooks {
   store?(store: FlowRunStore, service: LocalService): FlowRunStore;
   broker?(broker: MessageBroker, service: LocalService): MessageBroker;
+  artifacts?(artifacts: ArtifactStore, service: LocalService): ArtifactStore;
   handler?(handler: AnyStepHandler, service: LocalService): AnyStepHandler;
   workerPolicy?: Partial<StepHarnessPolicy>;
   omitWorkers?: readonly WorkerStepType[];
@@ -109,7 +111,7 @@ export async function startLocalStack(options: StartLocalStackOptions): Promise<
     const adapters = (service: LocalService) => ({
       store: hooks.store?.(backends.store, service) ?? backends.store,
       broker: hooks.broker?.(backends.broker, service) ?? backends.broker,
-      artifacts: backends.artifacts,
+      artifacts: hooks.artifacts?.(backends.artifacts, service) ?? backends.artifacts,
       metrics,
     });
     const orchestratorConfig = loadOrchestratorConfig(serviceEnv);
