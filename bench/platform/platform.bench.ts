@@ -19,7 +19,7 @@ import {
   type ThroughputRow,
 } from './platform-measure';
 import { startPlatformStack, type PlatformStack } from './platform-stack';
-import { renderPlatform } from './platform.render';
+import { IN_MEMORY, renderPlatform } from './platform.render';
 import { artifactFloor, busAndHopFloors, storeFloor, type ArtifactFloorRow } from './port-floors';
 
 export interface PlatformFloors {
@@ -220,7 +220,7 @@ async function withoutDisk(sizes: Sizes): Promise<ThroughputRow | undefined> {
   try {
     await measureThroughput(platform, row.shape, Math.ceil(row.runs / 4), row.concurrency);
     const measured = await measureThroughput(platform, row.shape, row.runs, row.concurrency);
-    return { ...measured, shape: `${measured.shape}, artifacts in memory` };
+    return { ...measured, shape: `${measured.shape}, ${IN_MEMORY}` };
   } finally {
     await platform.close();
   }

@@ -7,6 +7,8 @@ const ms = (value: number): string => value.toFixed(1);
 const times = (value: number): string => `${value.toFixed(2)}×`;
 /** Writes of the run document per step on the happy path: claim, finalize, advance. */
 export const WRITES_PER_STEP = 3;
+/** How the platform-memory part labels its chain row measured with the artifacts in memory. */
+export const IN_MEMORY = 'artifacts in memory';
 
 function floorTables(floors: PlatformFloors): string[] {
   const firestore = markdownTable(
@@ -192,7 +194,7 @@ function throughputTable(data: PlatformData, cores: number): string[] {
  */
 function backendAllows(data: PlatformData): string[] {
   const diskless = data.withoutDisk;
-  const chain = data.throughput.find((r) => diskless?.shape.startsWith(r.shape) === true);
+  const chain = data.throughput.find((r) => diskless?.shape === `${r.shape}, ${IN_MEMORY}`);
   if (diskless === undefined || chain === undefined) return [];
   const inFlight = chain.concurrency * chain.parallelSteps;
   const store = floorAt(data.floors.firestore, inFlight);

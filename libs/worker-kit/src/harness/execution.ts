@@ -289,19 +289,27 @@ function leaseLostOnly(signal: AbortSignal): AbortSignal {
   return controller.signal;
 }
 
-/** The finalize of a step this delivery claimed, starting from the run as its claim left it. */
+/**
+ * The finalize of a step this delivery claimed. It starts from the run as the claim left it when
+ * no other step was in flight then (a chain): nobody else is likely to have written the run
+ * since. With siblings READY or RUNNING (a fan-out) that snapshot is almost always stale, and a
+ * refused write would cost more than the read it saves.
+ */
 function ownerFinalize(
   claimed: ClaimedStep,
   outcome: FinalizeOutcome,
   extra: { tries?: number; cause?: unknown },
 ): StepEnd {
-  const { run, version } = claimed;
+  const { run, version, step } = claimed;
+  const alone = Object.values(run.steps).every(
+    (other) => other === step || (other.status !== 'READY' && other.status !== 'RUNNING'),
+  );
   return {
     kind: 'finalize',
     mode: 'owner',
     attempt: claimed.attempt,
     outcome,
     ...extra,
-    ...(version === undefined ? {} : { known: { run, version } }),
+    ...(version === undefined || !alone ? {} : { known: { run, version } }),
   };
 }

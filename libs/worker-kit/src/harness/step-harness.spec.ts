@@ -1,5 +1,6 @@
 import { sha256Hex } from '@tda/artifacts';
 import { createMetrics } from '@tda/observability';
+import { makeFlowRun, makeParallelSteps } from '@tda/flow-store/testing';
 import { describe, expect, it } from 'vitest';
 import type { CounterLike } from '../harness-metrics';
 import { jsonResult, TestStepHandler } from '../testing';
@@ -8,6 +9,19 @@ import { first, harnessFixtures, OHLCV, T0 } from '../testing/harness-fixture';
 const fixture = harnessFixtures();
 
 describe('StepHarness — happy path', () => {
+  it('reads the run before the finalize when a sibling step was in flight at the claim', async () => {
+    const steps = makeParallelSteps(2);
+    const f = await fixture({ run: makeFlowRun({ steps }) });
+    const [mine] = Object.keys(steps);
+    if (mine === undefined) throw new Error('no step');
+    const outcome = await f.harness.handleStepReady(f.message(mine), first);
+
+    expect(outcome).toMatchObject({ action: 'ack', kind: 'executed', status: 'SUCCEEDED' });
+    // A fan-out's snapshot is stale by the finalize: read, not a refused write first.
+    expect(f.store.gets).toBe(2);
+    expect(f.store.recorded.filter((u) => !u.ok)).toHaveLength(0);
+  });
+
   it('finalizes from a fresh read when the run changed after the claim', async () => {
     const f = await fixture();
     f.handler.executeImpl = async (context) => {
