@@ -39,8 +39,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * A deep copy of plain JSON data (objects, arrays, primitives): what run documents and patch
- * values are. About 3× faster than structuredClone on a run document, which every store read and
- * write copies (issue 16: the copies were the embedded backend's largest CPU cost).
+ * values are. About 3× faster than structuredClone on a run document (issue 16). The stores no
+ * longer copy documents (applyPatchShared); applyPatch and mergePatches do.
  */
 export function cloneJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
