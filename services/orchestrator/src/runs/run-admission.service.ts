@@ -9,14 +9,13 @@ import {
   type AdmissionLimits,
   type QueueEntry,
 } from '@tda/flow-engine';
-import type { FlowRunStore } from '@tda/flow-store';
+import { KeyedMutex, type FlowRunStore } from '@tda/flow-store';
 import { describeError, logEvent, type Logger } from '@tda/observability';
 import type { OrchestratorConfig } from '../config';
 import { RunWriter } from '../dispatch/run-writer.service';
 import { QuotaExceededError } from '../orchestrator.errors';
 import { CLOCK, LOGGER, ORCHESTRATOR_CONFIG, RUN_STORE, type Clock } from '../orchestrator.tokens';
 import { IdempotencyKeys } from './idempotency-keys.service';
-import { KeyedMutex } from '@tda/flow-store';
 import { endQueuedRunDecision, startQueuedRunDecision } from './queued-run.decision';
 import { listRunPages } from './run-pages';
 
@@ -66,11 +65,12 @@ function emptyResult(): AdmissionPassResult {
  * converges even when a pass was missed (crash, failed write).
  *
  * Concurrency: passes in this process are serialised (requests while one runs coalesce into
- * one follow-up pass), and each lists the PENDING runs and counts the RUNNING ones afresh, so two triggers can
- * never both take the last slot. Across instances it is best effort: every instance picks the
- * same runs from the same snapshot (planAdmission is deterministic) and starting is a
- * conditional write, so only passes reading different snapshots can overshoot, by the runs that
- * changed in between; later passes then admit nothing until the count is under the limit.
+ * one follow-up pass), and each lists the PENDING runs and counts the RUNNING ones afresh, so
+ * two triggers can never both take the last slot. Across instances it is best effort: every
+ * instance picks the same runs from the same snapshot (planAdmission is deterministic) and
+ * starting is a conditional write, so only passes reading different snapshots can overshoot,
+ * by the runs that changed in between; later passes then admit nothing until the count is
+ * under the limit.
  */
 @Injectable()
 export class RunAdmission {

@@ -7,7 +7,7 @@ import {
   type FlowCatalogue,
   type FlowPlan,
 } from '@tda/flow-engine';
-import type { FlowRunStore } from '@tda/flow-store';
+import { KeyedMutex, type FlowRunStore } from '@tda/flow-store';
 import { describeError, logEvent, type Logger } from '@tda/observability';
 import type { OrchestratorConfig } from '../config';
 import { advanceDecision } from '../dispatch/advance.decision';
@@ -24,7 +24,6 @@ import {
   type RandomSource,
 } from '../orchestrator.tokens';
 import { IdempotencyKeys } from './idempotency-keys.service';
-import { KeyedMutex } from '@tda/flow-store';
 import { RunAdmission } from './run-admission.service';
 import { logRunCreated } from './run-created.log';
 import { RunPreflight, TRIGGER_RESOLVED_SCOPE_FIELDS } from './run-preflight.service';
