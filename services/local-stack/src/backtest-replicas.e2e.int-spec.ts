@@ -99,8 +99,10 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
         TDA_DATA_DIR: h.stack.dataDir,
         PORT: '0',
         TDA_LOG_LEVEL: 'info',
-        // A short lease so that a killed worker's step is reclaimable within the test.
-        TDA_STEP_LEASE_SECONDS: '3',
+        // A short lease so that a killed worker's step is reclaimable within the test — but not
+        // so short that a live replica starved of CPU by the rest of `npm test` loses it (3 s
+        // did once: the step ended at attempt 3).
+        TDA_STEP_LEASE_SECONDS: '6',
         TDA_STEP_HEARTBEAT_SECONDS: '0.5',
         TDA_BACKTEST_BATCH_SIZE: '500',
         TDA_BACKTEST_SNAPSHOT_SECONDS: '0',
