@@ -6,8 +6,30 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 /**
  * Simulates a process that dies between writing the temp file and linking it: `link` throws and
  * `unlink` does nothing (a dead process cleans nothing up). The real functions are used otherwise.
+ * Small objects are written with the synchronous calls, large ones with fs/promises: both are
+ * faulted alike, and every case runs at both sizes.
  */
 const faults = vi.hoisted(() => ({ crashAtLink: false, diskFullAfterCreate: false }));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  return {
+    ...actual,
+    writeFileSync: (...args: Parameters<typeof actual.writeFileSync>) => {
+      if (!faults.diskFullAfterCreate) return actual.writeFileSync(...args);
+      actual.writeFileSync(args[0], 'torn', { flag: 'wx' });
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    },
+    linkSync: (existingPath: string, newPath: string) => {
+      if (faults.crashAtLink) throw Object.assign(new Error('simulated crash'), { code: 'EIO' });
+      return actual.linkSync(existingPath, newPath);
+    },
+    unlinkSync: (path: string) => {
+      if (faults.crashAtLink) return;
+      return actual.unlinkSync(path);
+    },
+  };
+});
 
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
@@ -30,10 +52,19 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { LOCAL_TEMP_PREFIX, LocalArtifactStore } = await import('./local-artifact.store');
+const { LOCAL_SYNC_PUT_MAX_BYTES, LOCAL_TEMP_PREFIX, LocalArtifactStore } =
+  await import('./local-artifact.store');
 const { ArtifactWriteError } = await import('./artifacts.errors');
 
-describe('LocalArtifactStore: crash or failure before the link', () => {
+const SIZES = [
+  { name: 'a small object (synchronous calls)', data: Buffer.from('{"complete":true}') },
+  {
+    name: 'a large object (fs/promises)',
+    data: Buffer.from(JSON.stringify({ pad: 'x'.repeat(LOCAL_SYNC_PUT_MAX_BYTES) })),
+  },
+];
+
+describe.each(SIZES)('LocalArtifactStore: crash or failure before the link, $name', ({ data }) => {
   let dataDir: string;
 
   beforeEach(async () => {
@@ -50,7 +81,6 @@ describe('LocalArtifactStore: crash or failure before the link', () => {
   it('leaves no final file, only a temp file that a later put is not confused by', async () => {
     const store = new LocalArtifactStore({ dataDir });
     const uri = 'gs://tda-artifacts/runs/r1/1d/ohlcv_export:1d.json';
-    const data = Buffer.from('{"complete":true}');
 
     faults.crashAtLink = true;
     const error = await store
@@ -82,7 +112,7 @@ describe('LocalArtifactStore: crash or failure before the link', () => {
     const uri = 'gs://tda-artifacts/runs/r2/1d/ohlcv_export:1d.json';
     faults.diskFullAfterCreate = true;
     const error = await store
-      .put(uri, Buffer.from('{"complete":true}'), { contentType: 'application/json' })
+      .put(uri, data, { contentType: 'application/json' })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'GCS_WRITE_FAILED', retryable: true });
     expect(await readdir(join(dataDir, 'tda-artifacts', 'runs', 'r2', '1d'))).toEqual([]);
