@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withLogContext } from './log-context';
 import { LOG_EVENTS } from './log-events';
 import { logEvent } from './logger';
@@ -30,6 +30,30 @@ describe('createLogger (Cloud Logging shape)', () => {
     expect(line).not.toHaveProperty('level');
     expect(line).not.toHaveProperty('msg');
     expect(line).not.toHaveProperty('pid');
+  });
+
+  describe('time', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('is the time of each line, to the millisecond (formatted once per millisecond)', () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const { logger, records } = createMemoryLogger({ service: 's' });
+      vi.setSystemTime(new Date('2026-11-26T10:00:00.123Z'));
+      logEvent(logger, 'info', 'service_started');
+      logEvent(logger, 'info', 'service_started');
+      vi.setSystemTime(new Date('2026-11-26T10:00:00.124Z'));
+      logEvent(logger, 'info', 'service_started');
+      vi.setSystemTime(new Date('2026-11-27T00:00:00.000Z'));
+      logEvent(logger, 'info', 'service_started');
+      expect(records.map((r) => r['time'])).toEqual([
+        '2026-11-26T10:00:00.123Z',
+        '2026-11-26T10:00:00.123Z',
+        '2026-11-26T10:00:00.124Z',
+        '2026-11-27T00:00:00.000Z',
+      ]);
+    });
   });
 
   it('maps every pino level to a Cloud Logging severity', () => {

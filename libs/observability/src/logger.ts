@@ -42,7 +42,7 @@ export function createLogger(options: LoggerOptions): Logger {
     level,
     messageKey: 'message',
     base: { serviceContext: version === undefined ? { service } : { service, version } },
-    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    timestamp: isoTimeField(),
     formatters: {
       level: (label: string) => ({ severity: SEVERITY_BY_LEVEL[label] ?? 'DEFAULT' }),
       // Any-depth secret scrub; the redact paths below handle the usual places cheaply.
@@ -57,6 +57,23 @@ export function createLogger(options: LoggerOptions): Logger {
     redact: { paths: buildRedactPaths(), censor: REDACTED },
   };
   return destination === undefined ? pino(pinoOptions) : pino(pinoOptions, destination);
+}
+
+/**
+ * pino's `time` field as ISO 8601, formatted once per millisecond: lines come in bursts, and a
+ * Date and its toISOString per line were a tenth of a line's cost (issue 16).
+ */
+function isoTimeField(): () => string {
+  let formattedMs = Number.NaN;
+  let field = '';
+  return () => {
+    const now = Date.now();
+    if (now !== formattedMs) {
+      formattedMs = now;
+      field = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return field;
+  };
 }
 
 /**
