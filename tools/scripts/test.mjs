@@ -2,7 +2,9 @@
 // `npm test`: everything CI checks, in order of cost. Each stage's time is printed in a table at
 // the end; the last line is the plain "N passed, N failed" summary of the test runner.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const stages = [
   ['format', 'prettier', ['--check', '.', '--log-level', 'warn']],
@@ -18,6 +20,12 @@ const stages = [
   ],
 ];
 
+// The tests' temp dirs (data dirs of the stacks they start, rendered files, browser profiles)
+// go under one scratch dir per run, removed when the run passes: left behind, they added up to
+// gigabytes in /tmp over a few dozen runs. A failed run keeps it for the logs.
+const scratch = mkdtempSync(join(tmpdir(), 'tda-test-'));
+const stageEnv = { ...process.env, TMPDIR: scratch };
+
 const only = process.argv.slice(2);
 const results = [];
 mkdirSync('tmp', { recursive: true });
@@ -32,7 +40,7 @@ for (const [name, bin, args] of stages) {
     continue;
   process.stdout.write(`\n=== ${name}: ${bin} ${args.join(' ')}\n`);
   const started = Date.now();
-  const run = spawnSync(`node_modules/.bin/${bin}`, args, { stdio: 'inherit' });
+  const run = spawnSync(`node_modules/.bin/${bin}`, args, { stdio: 'inherit', env: stageEnv });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const ok = run.status === 0;
   results.push({ name, ok, seconds });
@@ -51,4 +59,6 @@ if (existsSync('tmp/vitest-report.json')) {
     `\ntests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped\n`,
   );
 }
+if (failed) process.stdout.write(`temp files of this run kept in ${scratch}\n`);
+else rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
 process.exit(failed ? 1 : 0);
