@@ -23,8 +23,15 @@ const stages = [
 // The tests' temp dirs (data dirs of the stacks they start, rendered files, browser profiles)
 // go under one scratch dir per run, removed when the run passes: left behind, they added up to
 // gigabytes in /tmp over a few dozen runs. A failed run keeps it for the logs.
+// Caches stay where they were: swc-node's transform cache (what every spawned TypeScript process
+// compiles through) is worth keeping between runs.
 const scratch = mkdtempSync(join(tmpdir(), 'tda-test-'));
-const stageEnv = { ...process.env, TMPDIR: scratch };
+const swcCache = join(tmpdir(), `swc-node-${process.getuid?.() ?? 'default'}`);
+const stageEnv = {
+  ...process.env,
+  SWC_NODE_CACHE_DIR: process.env.SWC_NODE_CACHE_DIR ?? swcCache,
+  TMPDIR: scratch,
+};
 
 const only = process.argv.slice(2);
 const results = [];
