@@ -1,13 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  linkSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { linkSync, mkdirSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,21 +34,18 @@ interface PutCalls {
   writeNew(path: string, data: Buffer): void | Promise<void>;
   link(existing: string, path: string): void | Promise<void>;
   unlink(path: string): void | Promise<void>;
-  readFile(path: string): Buffer | Promise<Buffer>;
 }
 
 const SYNC_CALLS: PutCalls = {
   writeNew: (path, data) => writeFileSync(path, data, { flag: 'wx', mode: 0o644 }),
   link: linkSync,
   unlink: unlinkSync,
-  readFile: (path) => readFileSync(path),
 };
 
 const ASYNC_CALLS: PutCalls = {
   writeNew: (path, data) => writeFile(path, data, { flag: 'wx', mode: 0o644 }),
   link,
   unlink,
-  readFile: (path) => readFile(path),
 };
 
 export interface LocalArtifactStoreOptions {
@@ -126,10 +115,11 @@ export class LocalArtifactStore implements ArtifactStore {
         if (error instanceof ArtifactConflictError) throw error;
         if (!hasCode(error, 'EEXIST')) throw new ArtifactWriteError(uri, errnoReason(error));
       }
-      // The name exists: an idempotent re-put, a concurrent writer that won, or a conflict.
+      // The name exists: an idempotent re-put, a concurrent writer that won, or a conflict. The
+      // existing object may be of any size: read through the thread pool.
       let existing: Buffer;
       try {
-        existing = await calls.readFile(target);
+        existing = await readFile(target);
       } catch (error) {
         if (hasCode(error, 'EISDIR')) throw pathShapeConflict();
         throw new ArtifactWriteError(uri, errnoReason(error));
