@@ -95,6 +95,33 @@ describe('createLogger (Cloud Logging shape)', () => {
     expect(records[0]).not.toHaveProperty('traceparent');
   });
 
+  it('gives each line the trace of its own context, nested and interleaved', () => {
+    const other = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    const { logger, records } = createMemoryLogger({ service: 's' });
+    withLogContext({ traceparent: TRACEPARENT, runId: 'a' }, () => {
+      logEvent(logger, 'info', 'step_claimed');
+      withLogContext({ traceparent: other, runId: 'b' }, () =>
+        logEvent(logger, 'info', 'step_claimed'),
+      );
+      withLogContext({ attempt: 2 }, () => logEvent(logger, 'info', 'step_claimed'));
+      logEvent(logger, 'info', 'step_claimed');
+    });
+    expect(
+      records.map((r) => [r['runId'], r['attempt'], r['logging.googleapis.com/trace_sampled']]),
+    ).toEqual([
+      ['a', undefined, true],
+      ['b', undefined, false],
+      ['a', 2, true],
+      ['a', undefined, true],
+    ]);
+    expect(records.map((r) => r['logging.googleapis.com/trace'])).toEqual([
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      '0af7651916cd43dd8448eb211c80319c',
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+    ]);
+  });
+
   it('writes the bare trace id without a project and no trace field without a trace', () => {
     const { logger, records } = createMemoryLogger({ service: 's' });
     withLogContext({ traceparent: TRACEPARENT }, () => logEvent(logger, 'info', 'step_claimed'));

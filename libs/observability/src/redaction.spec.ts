@@ -85,6 +85,16 @@ describe('redactSecrets', () => {
     expect(result.clean).toBe(clean);
     expect(value.nested.password).toBe('p');
   });
+
+  it('walks own keys only, as a log line serialises them', () => {
+    const inherited: Record<string, unknown> = Object.create({ password: 'from the prototype' });
+    inherited['token'] = 't';
+    inherited['stepId'] = 's';
+    const result = redactSecrets({ inherited });
+    expect(Object.keys(result.inherited)).toEqual(['token', 'stepId']);
+    expect(result.inherited).toEqual({ token: REDACTED, stepId: 's' });
+    expect(Object.hasOwn(result.inherited, 'password')).toBe(false);
+  });
 });
 
 describe('sanitizeForLog', () => {
