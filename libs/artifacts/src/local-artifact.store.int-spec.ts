@@ -9,7 +9,11 @@ import {
   InvalidArtifactRequestError,
   InvalidArtifactUriError,
 } from './artifacts.errors';
-import { LOCAL_TEMP_PREFIX, LocalArtifactStore } from './local-artifact.store';
+import {
+  LOCAL_SYNC_PUT_MAX_BYTES,
+  LOCAL_TEMP_PREFIX,
+  LocalArtifactStore,
+} from './local-artifact.store';
 import { describeArtifactStoreConformance } from './testing';
 
 const JSON_TYPE = { contentType: 'application/json' };
@@ -134,6 +138,38 @@ describe('LocalArtifactStore (filesystem specifics)', () => {
     ).resolves.toMatchObject({
       created: true,
     });
+  });
+
+  // The conformance suite's races use small objects (synchronous calls); these go through the
+  // thread pool, where the writers really interleave.
+  it('creates a large object once and lets one of several large writers win', async () => {
+    const big = (tag: string) => Buffer.from(tag.repeat(LOCAL_SYNC_PUT_MAX_BYTES / 4 + 1));
+    const same = 'gs://tda-artifacts/runs/r9/_/same.json';
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () => store.put(same, big('abcd'), JSON_TYPE)),
+    );
+    expect(created.map((r) => r.created).sort()).toEqual([false, false, false, false, false, true]);
+    expect((await store.read(same)).equals(big('abcd'))).toBe(true);
+
+    const contested = 'gs://tda-artifacts/runs/r9/_/contested.json';
+    const writers = ['wxyz', 'WXYZ', 'small'].map((tag) =>
+      tag === 'small' ? Buffer.from('{}') : big(tag),
+    );
+    const settled = await Promise.allSettled(
+      writers.map((data) => store.put(contested, data, JSON_TYPE)),
+    );
+    const won = settled.flatMap((s, i) => (s.status === 'fulfilled' ? [i] : []));
+    expect(won).toHaveLength(1);
+    for (const s of settled) {
+      if (s.status === 'rejected') expect(s.reason).toBeInstanceOf(ArtifactConflictError);
+    }
+    expect((await store.read(contested)).equals(writers[won[0] ?? -1] ?? Buffer.alloc(0))).toBe(
+      true,
+    );
+    const temps = (await listFilesRecursively(dataDir)).filter((f) =>
+      f.includes(LOCAL_TEMP_PREFIX),
+    );
+    expect(temps).toEqual([]);
   });
 
   it('needs a data dir', () => {
