@@ -40,6 +40,7 @@ import { StepArtifactService } from './runs/step-artifact.service';
 import { StepEventsHandler } from './step-events/step-events.handler';
 import { EventsController } from './events/events.controller';
 import { EventStreams } from './events/event-streams.service';
+import { HttpDrain } from './http/http-drain.service';
 import { AdminSchedulesController } from './schedules/admin-schedules.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { scheduleProviders } from './schedules/schedules.providers';
@@ -116,6 +117,7 @@ export class OrchestratorModule {
         IndexBackfill,
         IndexQueries,
         EventStreams,
+        HttpDrain,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],

@@ -50,6 +50,11 @@ export interface OrchestratorModuleOptions {
   /** Uniform [0, 1) for runId suffixes and retry jitter. Default: Math.random. */
   random?: () => number;
   config: OrchestratorConfig;
+  /**
+   * How long app.close() lets HTTP requests in progress finish before it cuts their
+   * connections (default 5 s, within Cloud Run's 10 s after SIGTERM).
+   */
+  httpDrainMs?: number;
   /** Default: the deployment's flow catalogue (@tda/flow-engine flowCatalogue). */
   catalogue?: FlowCatalogue;
   /**

@@ -9,6 +9,7 @@ import {
   ARTIFACT_STORE,
   CLOCK,
   FLOW_CATALOGUE,
+  HTTP_DRAIN_MS,
   LOGGER,
   MARKET_COVERAGE,
   MESSAGE_BROKER,
@@ -31,6 +32,9 @@ function isRunChangeFeed(store: object): store is RunChangeFeed {
     typeof store.watchOwner === 'function'
   );
 }
+
+/** What app.close() gives HTTP requests in progress, within Cloud Run's 10 s after SIGTERM. */
+export const DEFAULT_HTTP_DRAIN_MS = 5_000;
 
 const systemClock: Clock = () => new Date();
 const mathRandom: RandomSource = () => Math.random();
@@ -56,5 +60,6 @@ export function collaboratorProviders(options: OrchestratorModuleOptions): Provi
       provide: METRICS,
       useValue: options.metrics ?? createMetrics({ service: ORCHESTRATOR_SERVICE }),
     },
+    { provide: HTTP_DRAIN_MS, useValue: options.httpDrainMs ?? DEFAULT_HTTP_DRAIN_MS },
   ];
 }

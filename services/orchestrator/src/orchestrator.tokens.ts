@@ -31,6 +31,8 @@ export const ADMIN_ID_TOKEN_VERIFIER = Symbol('tda.orchestrator.adminIdTokenVeri
 
 /** RunChangeFeed (@tda/flow-store) for live event streams, or null when the store has none. */
 export const RUN_CHANGE_FEED = Symbol('tda.orchestrator.runChangeFeed');
+/** ms that app.close() lets HTTP requests in progress finish before it cuts them. */
+export const HTTP_DRAIN_MS = Symbol('tda.orchestrator.httpDrainMs');
 
 export type Clock = () => Date;
 /** Uniform [0, 1). */

@@ -104,6 +104,8 @@ export interface StartOptions {
   schedules?: ScheduleStore;
   /** Default: every symbol and timeframe has data up to TEST_DATA_END (anyMarketCoverage). */
   marketData?: MarketCoverage;
+  /** What close() gives HTTP requests in progress (default: the app's). */
+  httpDrainMs?: number;
 }
 
 /** Where the harness's default market data ends: the default asOf of its runs. */
@@ -167,6 +169,7 @@ export async function startTestOrchestrator(options: StartOptions = {}): Promise
       ? {}
       : { userOidcVerifier: options.userOidcVerifier }),
     ...(options.iapVerifier === undefined ? {} : { iapVerifier: options.iapVerifier }),
+    ...(options.httpDrainMs === undefined ? {} : { httpDrainMs: options.httpDrainMs }),
   });
   const tokenFor = async (ownerId: string, role: Role = 'user'): Promise<string> => {
     const issued = issueApiToken();

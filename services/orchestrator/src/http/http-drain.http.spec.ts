@@ -1,0 +1,39 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { startTestOrchestrator } from '../testing/orchestrator.harness';
+
+describe('HTTP drain on close', () => {
+  it('cuts a connection whose request never completes, so close() ends', async () => {
+    const orchestrator = await startTestOrchestrator({ httpDrainMs: 100 });
+    const { port } = new URL(orchestrator.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    // Headers never finished: without the drain, close() waits for Node's headers timeout (60 s).
+    socket.write('GET /runs HTTP/1.1\r\nHost: tda\r\n');
+    const cut = once(socket, 'close');
+    await orchestrator.close();
+    await cut;
+    expect(socket.destroyed).toBe(true);
+  });
+
+  it('answers a request in progress that completes within the grace', async () => {
+    const orchestrator = await startTestOrchestrator({ httpDrainMs: 5_000 });
+    const { port } = new URL(orchestrator.baseUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.write(
+      'POST /runs HTTP/1.1\r\nHost: tda\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 2\r\nConnection: close\r\n\r\n',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = orchestrator.close();
+    socket.write('{}'); // the body arrives after the shutdown began
+    await once(socket, 'close');
+    await closed;
+    // Answered (401: no token), not cut.
+    expect(Buffer.concat(chunks).toString('latin1')).toMatch(/^HTTP\/1\.1 401 /);
+  });
+});
