@@ -19,6 +19,11 @@ export interface Machine {
   cores: number;
   node: string;
   loadavg1m: number;
+  /**
+   * JSON round trips of one small object per second, on one core, right now: the speed of a
+   * shared VM moves by tens of per cent within an hour, so two runs compare only next to it.
+   */
+  jsonRoundTripsPerSecond: number;
 }
 
 export function machine(): Machine {
@@ -27,7 +32,31 @@ export function machine(): Machine {
     cores: availableParallelism(),
     node: process.version,
     loadavg1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    jsonRoundTripsPerSecond: jsonRoundTripsPerSecond(),
   };
+}
+
+const CALIBRATION = { a: [1, 2, 3], b: { c: 'x'.repeat(50), d: [{ e: 1 }, { f: 2 }] } };
+
+/** The best of five 60 ms windows of JSON.parse(JSON.stringify(CALIBRATION)). */
+function jsonRoundTripsPerSecond(): number {
+  let best = 0;
+  for (let window = 0; window < 5; window += 1) {
+    const started = performance.now();
+    let done = 0;
+    while (performance.now() - started < 60) {
+      for (let i = 0; i < 1000; i += 1) JSON.parse(JSON.stringify(CALIBRATION));
+      done += 1000;
+    }
+    best = Math.max(best, done / ((performance.now() - started) / 1000));
+  }
+  return Math.round(best);
+}
+
+/** The "Machine:" line every part prints first. */
+export function describeMachine(host: Machine): string {
+  const speed = `${Math.round(host.jsonRoundTripsPerSecond / 1000)}k JSON round trips/s`;
+  return `Machine: ${host.cpu}, ${host.cores} cores, Node ${host.node}, load ${host.loadavg1m}, CPU speed ${speed} (compare runs next to it).`;
 }
 
 /** Seconds taken by `run`. */

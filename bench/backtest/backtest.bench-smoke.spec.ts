@@ -36,7 +36,9 @@ describe('bench backtest (smoke: wiring only, no speed assertion)', () => {
   it('prints the machine and one table row per grid with every column', async () => {
     const { part, markdown, data } = await runBacktestBench({ smoke: true });
     expect(part).toBe('backtest');
-    expect(markdown).toMatch(/Machine: .+, \d+ cores, Node v\d+/);
+    expect(markdown).toMatch(
+      /Machine: .+, \d+ cores, Node v\d+.*, load [\d.]+, CPU speed [1-9]\d*k JSON round trips\/s/,
+    );
     const [header, separator, ...body] = tableRows(markdown);
     expect(header).toEqual(COLUMNS);
     expect(separator).toHaveLength(COLUMNS.length);

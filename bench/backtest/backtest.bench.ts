@@ -23,6 +23,7 @@ import {
   type SpawnStageBThread,
 } from '@tda/backtest-parallel';
 import {
+  describeMachine,
   fmt,
   machine,
   markdownTable,
@@ -264,7 +265,7 @@ export async function runBacktestBench(options: BacktestBenchOptions): Promise<B
   const markdown = [
     `### backtest: EMA cross × stops/targets/trailing, fees + slippage, BTCUSDT 1h (bundled)`,
     '',
-    `Machine: ${host.cpu}, ${host.cores} cores, Node ${host.node}, load ${host.loadavg1m}.`,
+    describeMachine(host),
     '',
     markdownTable(HEADERS, rows.map(row)),
     '',

@@ -36,6 +36,7 @@ export function expectPlatformSmoke(result: BenchPart): void {
   // Within DESIGN's 4: the claim's read and the advance's (the finalize starts from the claim's
   // snapshot); the count queries' billed reads add a fraction.
   expect(data.marginalPerStep['reads']).toBeLessThanOrEqual(2.1);
+  expect(result.markdown).toMatch(/CPU speed [1-9]\d*k JSON round trips\/s/);
   expect(result.markdown).toContain('| hop | runs at once | samples |');
   expect(result.markdown).toContain('| flow | runs × at once | steps/s |');
   expect(result.markdown).toContain('| one more step (marginal) |');

@@ -1,4 +1,4 @@
-import { fmt, markdownTable, type LatencyStats } from '../bench-kit';
+import { describeMachine, fmt, markdownTable, type LatencyStats } from '../bench-kit';
 import type { HopStats } from './hop-analysis';
 import type { HopRow, ThroughputRow } from './platform-measure';
 import type { PlatformData, PlatformFloors } from './platform.bench';
@@ -225,17 +225,16 @@ function costTable(data: PlatformData): string[] {
 }
 
 export function renderPlatform(data: PlatformData): string {
-  const { cpu, cores, node, loadavg1m } = data.machine;
   return [
     `### platform: ${data.backend}`,
     '',
-    `Machine: ${cpu}, ${cores} cores, Node ${node}, load ${loadavg1m}.`,
+    describeMachine(data.machine),
     '',
     ...floorTables(data.floors),
     '',
     ...hopTables(data.hops, data.floors),
     '',
-    ...throughputTable(data, cores),
+    ...throughputTable(data, data.machine.cores),
     ...backendAllows(data),
     '',
     ...costTable(data),

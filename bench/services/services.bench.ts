@@ -5,6 +5,7 @@ import { startEmulators, type EmulatorEndpoints } from '@tda/emulators';
 import { createFirestore } from '@tda/flow-store';
 import { DEPLOYABLE_SERVICES } from '@tda/infra';
 import {
+  describeMachine,
   fmt,
   machine,
   markdownTable,
@@ -66,7 +67,6 @@ const SMOKE: Sizes = {
 const ms = (value: number): string => value.toFixed(1);
 
 function render(data: ServicesData): string {
-  const { cpu, cores, node, loadavg1m } = data.machine;
   const cold = markdownTable(
     ['bundle', 'ready ms (best)', 'ready ms (each try)', 'idle RSS MiB'],
     data.coldStarts.map((r) => [
@@ -111,7 +111,7 @@ function render(data: ServicesData): string {
   return [
     '### services: production bundles and real handlers',
     '',
-    `Machine: ${cpu}, ${cores} cores, Node ${node}, load ${loadavg1m}.`,
+    describeMachine(data.machine),
     '',
     'Cold start: `node main.js` of each production bundle (tools/build, NODE_ENV=production) → first 200 on /healthz, against the emulators. Target ≤ 1.5 s for a worker:',
     '',
