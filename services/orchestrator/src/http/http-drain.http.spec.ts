@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { once, type EventEmitter } from 'node:events';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startTestOrchestrator } from '../testing/orchestrator.harness';
@@ -9,8 +9,15 @@ describe('HTTP drain on close', () => {
     const { port } = new URL(orchestrator.baseUrl);
     const socket = connect(Number(port), '127.0.0.1');
     await once(socket, 'connect');
-    // Headers never finished: without the drain, close() waits for Node's headers timeout (60 s).
-    socket.write('GET /runs HTTP/1.1\r\nHost: tda\r\n');
+    const server: EventEmitter = orchestrator.app.getHttpServer();
+    const received = once(server, 'request');
+    // A body announced and never sent: without the drain, close() waits for Node's request
+    // timeout (300 s).
+    socket.write(
+      'POST /runs HTTP/1.1\r\nHost: tda\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 2\r\n\r\n',
+    );
+    await received;
     const cut = once(socket, 'close');
     await orchestrator.close();
     await cut;
@@ -24,11 +31,13 @@ describe('HTTP drain on close', () => {
     await once(socket, 'connect');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const server: EventEmitter = orchestrator.app.getHttpServer();
+    const received = once(server, 'request');
     socket.write(
       'POST /runs HTTP/1.1\r\nHost: tda\r\nContent-Type: application/json\r\n' +
         'Content-Length: 2\r\nConnection: close\r\n\r\n',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await received; // the server holds the request, its body still to come
     const closed = orchestrator.close();
     socket.write('{}'); // the body arrives after the shutdown began
     await once(socket, 'close');
