@@ -5,6 +5,7 @@ import {
   type FlowRunStore,
   type UpdateDecision,
   type UpdateWithRetryOptions,
+  type VersionedRun,
 } from '@tda/flow-store';
 import { describeError, logEvent, type Logger } from '@tda/observability';
 import type { StepHarnessMetrics } from './harness-metrics';
@@ -44,6 +45,7 @@ export class LeaseKeeper {
   private pending: Progress | undefined;
   private running: Promise<void> | undefined;
   private writes = 0;
+  private written: VersionedRun | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
 
@@ -59,6 +61,11 @@ export class LeaseKeeper {
   /** Heartbeat writes made so far. */
   get writeCount(): number {
     return this.writes;
+  }
+
+  /** The run as the last heartbeat wrote it (the finalize starts from it), if one did. */
+  get lastWritten(): VersionedRun | undefined {
+    return this.written;
   }
 
   /** Stops the timer and waits for a heartbeat in flight, so nothing lands after this. */
@@ -103,6 +110,7 @@ export class LeaseKeeper {
         },
         o.retry,
       );
+      if (outcome.kind === 'written') this.written = { run: outcome.run, version: outcome.version };
       if (this.stopped) return;
       if (outcome.kind === 'not_found') {
         o.onLeaseLost({ reason: 'run_not_found' });

@@ -188,6 +188,10 @@ describe('StepHarness — deadline, cancel, lease loss, shutdown', () => {
     // Later beats had no new progress: lease only.
     for (const beat of beats.slice(1)) expect(`steps.${OHLCV}.progress` in beat.patch).toBe(false);
     expect((await f.step(OHLCV)).status).toBe('SUCCEEDED');
+    // The finalize starts from the run as the last heartbeat wrote it: no refused write, and
+    // no read besides the claim's and each heartbeat's.
+    expect(f.store.recorded.filter((u) => !u.ok)).toHaveLength(0);
+    expect(f.store.gets).toBe(1 + beats.length);
   });
 
   it('shutdown aborts running handlers, writes nothing more and nacks; new deliveries nack', async () => {

@@ -1,5 +1,6 @@
 import { isTdaError, type StepExecution } from '@tda/contracts';
 import { errorInfo, type FinalizeOutcome } from '@tda/flow-engine';
+import type { VersionedRun } from '@tda/flow-store';
 import { abortReasonOf, settleOrAbort } from '../abortable';
 import { writeStepArtifacts } from '../artifact-writer';
 import type { StepHarnessMetrics } from '../harness-metrics';
@@ -148,10 +149,12 @@ export class Execution {
     written: Awaited<ReturnType<typeof writeStepArtifacts>> | undefined,
   ): StepEnd {
     const finalize = (outcome: FinalizeOutcome, cause?: unknown) =>
-      ownerFinalize(claimed, outcome, {
-        tries: end.tries,
-        ...(cause === undefined ? {} : { cause }),
-      });
+      ownerFinalize(
+        claimed,
+        outcome,
+        { tries: end.tries, ...(cause === undefined ? {} : { cause }) },
+        budget.lastRunWrite,
+      );
     if (end.kind === 'aborted' || written?.kind === 'aborted') {
       const reason: StepAbortReason = end.kind === 'aborted' ? end.reason : { kind: 'lease_lost' };
       switch (reason.kind) {
@@ -290,26 +293,29 @@ function leaseLostOnly(signal: AbortSignal): AbortSignal {
 }
 
 /**
- * The finalize of a step this delivery claimed. It starts from the run as the claim left it when
- * no other step was in flight then (a chain): nobody else is likely to have written the run
- * since. With siblings READY or RUNNING (a fan-out) that snapshot is almost always stale, and a
- * refused write would cost more than the read it saves.
+ * The finalize of a step this delivery claimed. It starts from the run as this delivery last
+ * wrote it (its last heartbeat, else its claim) when no other step was in flight at the claim (a
+ * chain): nobody else is likely to have written the run since. With siblings READY or RUNNING (a
+ * fan-out) that snapshot is almost always stale, and a refused write would cost more than the
+ * read it saves.
  */
 function ownerFinalize(
   claimed: ClaimedStep,
   outcome: FinalizeOutcome,
   extra: { tries?: number; cause?: unknown },
+  heartbeat?: VersionedRun,
 ): StepEnd {
   const { run, version, step } = claimed;
   const alone = Object.values(run.steps).every(
     (other) => other === step || (other.status !== 'READY' && other.status !== 'RUNNING'),
   );
+  const known = heartbeat ?? (version === undefined ? undefined : { run, version });
   return {
     kind: 'finalize',
     mode: 'owner',
     attempt: claimed.attempt,
     outcome,
     ...extra,
-    ...(version === undefined || !alone ? {} : { known: { run, version } }),
+    ...(known === undefined || !alone ? {} : { known }),
   };
 }

@@ -1,3 +1,4 @@
+import type { VersionedRun } from '@tda/flow-store';
 import { LeaseKeeper, type CancelCause, type LeaseKeeperOptions } from '../lease-keeper';
 import type { StepAbortReason, StepHeartbeat } from '../step-handler';
 
@@ -55,6 +56,11 @@ export class StepBudget {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** The run as this budget's last heartbeat wrote it, if one did (after the claim's write). */
+  get lastRunWrite(): VersionedRun | undefined {
+    return this.keeper?.lastWritten;
   }
 
   /** What handlers call: progress for the next heartbeat (no-op without a lease). */
