@@ -21,13 +21,34 @@ export interface LogContextFields {
 
 export type LogContext = Readonly<Record<string, string | number | boolean>>;
 
-const storage = new AsyncLocalStorage<LogContext>();
+/**
+ * One withLogContext call: the merged fields, and how they were made. When it only added fields
+ * to a non-empty parent, the logger serialises just those and reuses the parent's text (a
+ * message nests a few contexts and logs a line or two in each; issue 16). `text` is the logger's
+ * cache of the serialised fields, for the variant named by `textKey`.
+ */
+export class LogContextFrame {
+  text: string | undefined;
+  textKey: string | undefined;
+
+  constructor(
+    readonly fields: LogContext,
+    readonly extension: { parent: LogContextFrame; added: LogContext } | undefined,
+  ) {}
+}
+
+const storage = new AsyncLocalStorage<LogContextFrame>();
 
 const EMPTY: LogContext = Object.freeze({});
 
 /** The context of the current async execution (empty outside any withLogContext). */
 export function currentLogContext(): LogContext {
-  return storage.getStore() ?? EMPTY;
+  return storage.getStore()?.fields ?? EMPTY;
+}
+
+/** The current frame (undefined outside any withLogContext): the logger's view of the context. */
+export function currentLogContextFrame(): LogContextFrame | undefined {
+  return storage.getStore();
 }
 
 /**
@@ -37,9 +58,17 @@ export function currentLogContext(): LogContext {
  * rather than stored, so a missing attribute cannot blank out an inherited field.
  */
 export function withLogContext<T>(fields: LogContextFields, fn: () => T): T {
-  const merged: Record<string, string | number | boolean> = { ...currentLogContext() };
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined) merged[key] = value;
+  const parent = storage.getStore();
+  const merged: Record<string, string | number | boolean> = { ...parent?.fields };
+  const added: Record<string, string | number | boolean> = {};
+  let overrides = false;
+  for (const key in fields) {
+    const value = fields[key];
+    if (value === undefined || !Object.hasOwn(fields, key)) continue;
+    overrides ||= Object.hasOwn(merged, key);
+    merged[key] = value;
+    added[key] = value;
   }
-  return storage.run(Object.freeze(merged), fn);
+  const extension = parent === undefined || overrides ? undefined : { parent, added };
+  return storage.run(new LogContextFrame(Object.freeze(merged), extension), fn);
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withLogContext } from './log-context';
 import { LOG_EVENTS } from './log-events';
-import { logEvent } from './logger';
+import { createLogger, logEvent } from './logger';
 import { createMemoryLogger } from './memory-logger';
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -156,6 +156,53 @@ describe('log context propagation', () => {
       ),
     );
     expect(records[0]).toMatchObject({ runId: 'r1', stepId: 's1', messageId: 'm1' });
+  });
+
+  it('writes context values that need escaping as valid JSON, and redacts secret keys', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ service: 's', destination: { write: (l) => lines.push(l) } });
+    const awkward = 'quote " backslash \\ newline \n tab \t nul \u0000 sep \u2028 lone \ud800 é ✓';
+    withLogContext({ runId: awkward, 'odd"key': 1.5, apiKey: 'sk-123', ok: true }, () =>
+      logEvent(logger, 'info', 'step_claimed'),
+    );
+    expect(lines).toHaveLength(1);
+    const line = lines[0] ?? '';
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.trimEnd()).not.toContain('\n');
+    expect(line).not.toContain('sk-123');
+    expect(JSON.parse(line)).toMatchObject({
+      runId: awkward,
+      'odd"key': 1.5,
+      apiKey: '[REDACTED]',
+      ok: true,
+      event: 'step_claimed',
+    });
+  });
+
+  it('writes each field of nested contexts once, an overridden one with its inner value', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ service: 's', destination: { write: (l) => lines.push(l) } });
+    withLogContext({ runId: 'r1', traceparent: TRACEPARENT }, () =>
+      withLogContext({ stepId: 's1', attempt: 1 }, () => {
+        logEvent(logger, 'info', 'step_claimed');
+        withLogContext({ attempt: 2, messageId: 'm1' }, () =>
+          withLogContext({ worker: 'w' }, () => logEvent(logger, 'info', 'step_claimed')),
+        );
+      }),
+    );
+    const keys = (line: string | undefined) =>
+      [...(line ?? '').matchAll(/"([^"]+)":/g)].map((m) => m[1]).sort();
+    for (const line of lines) expect(new Set(keys(line)).size).toBe(keys(line).length);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      {
+        runId: 'r1',
+        stepId: 's1',
+        attempt: 1,
+        'logging.googleapis.com/spanId': '00f067aa0ba902b7',
+      },
+      { runId: 'r1', stepId: 's1', attempt: 2, messageId: 'm1', worker: 'w' },
+    ]);
+    expect(lines[1]).toContain('"logging.googleapis.com/trace_sampled":true');
   });
 
   it('keeps concurrent contexts apart', async () => {

@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { currentLogContext, type LogContext } from './log-context';
+import { currentLogContextFrame, type LogContext, type LogContextFrame } from './log-context';
 import type { LogEvent } from './log-events';
-import { buildRedactPaths, REDACTED, redactSecrets } from './redaction';
+import { buildRedactPaths, isSecretKey, REDACTED, redactSecrets } from './redaction';
 import { cloudTraceFields } from './trace-context';
 
 export type Logger = PinoLogger;
@@ -37,62 +37,89 @@ export const SEVERITY_BY_LEVEL: Readonly<Record<string, string>> = {
  */
 export function createLogger(options: LoggerOptions): Logger {
   const { service, level = 'info', version, projectId, destination } = options;
-  const contextFields = contextFieldsOf(projectId);
   const pinoOptions = {
     level,
     messageKey: 'message',
     base: { serviceContext: version === undefined ? { service } : { service, version } },
-    timestamp: isoTimeField(),
+    timestamp: timeAndContextFields(projectId),
     formatters: {
       level: (label: string) => ({ severity: SEVERITY_BY_LEVEL[label] ?? 'DEFAULT' }),
       // Any-depth secret scrub; the redact paths below handle the usual places cheaply.
       log: (object: Record<string, unknown>) => redactSecrets(object),
     },
-    mixin: () => contextFields(currentLogContext()),
-    // Call-site fields win over the context. A new object: the mixin's is cached per context.
-    mixinMergeStrategy: (mergeObject: object, mixinObject: object) => ({
-      ...mixinObject,
-      ...mergeObject,
-    }),
     redact: { paths: buildRedactPaths(), censor: REDACTED },
   };
   return destination === undefined ? pino(pinoOptions) : pino(pinoOptions, destination);
 }
 
 /**
- * pino's `time` field as ISO 8601, formatted once per millisecond: lines come in bursts, and a
- * Date and its toISOString per line were a tenth of a line's cost (issue 16).
+ * pino's `timestamp` hook returns the JSON text that follows the level in every line. It carries
+ * the ISO `time` (formatted once per millisecond) and the current log context, serialised once
+ * per context: a context's fields went through pino's per-key serialisation on every line, and
+ * the line's cost was mostly that (issue 16). The context comes before the call-site fields, so
+ * a call-site field of the same name wins when the line is parsed, as pino's own child bindings
+ * do.
  */
-function isoTimeField(): () => string {
+function timeAndContextFields(projectId: string | undefined): () => string {
+  const contextText = contextTextOf(projectId);
   let formattedMs = Number.NaN;
-  let field = '';
+  let time = '';
   return () => {
     const now = Date.now();
     if (now !== formattedMs) {
       formattedMs = now;
-      field = `,"time":"${new Date(now).toISOString()}"`;
+      time = `,"time":"${new Date(now).toISOString()}"`;
     }
-    return field;
+    const frame = currentLogContextFrame();
+    return frame === undefined ? time : time + contextText(frame);
   };
 }
 
 /**
- * What a context adds to each line: its fields, the traceparent turned into Cloud Logging's
- * trace fields. Contexts are frozen, so this is worked out once per context, not once per line
- * (issue 16: parsing the traceparent on every line was a tenth of a line's cost).
+ * What a context adds to each line, as JSON text: its fields (secret keys redacted), the
+ * traceparent turned into Cloud Logging's trace fields. Worked out once per context (kept on its
+ * frame), and a context that only added fields to its parent reuses the parent's text.
  */
-function contextFieldsOf(projectId: string | undefined) {
-  const fieldsByContext = new WeakMap<LogContext, Readonly<Record<string, unknown>>>();
-  return (context: LogContext): Readonly<Record<string, unknown>> => {
-    let fields = fieldsByContext.get(context);
-    if (fields === undefined) {
-      const { traceparent, ...rest } = context;
-      const trace = typeof traceparent === 'string' ? traceparent : undefined;
-      fields = Object.freeze({ ...rest, ...cloudTraceFields(trace, projectId) });
-      fieldsByContext.set(context, fields);
+function contextTextOf(projectId: string | undefined): (frame: LogContextFrame) => string {
+  const variant = projectId ?? '';
+  const fieldsText = (fields: LogContext): string => {
+    let text = '';
+    for (const key in fields) {
+      if (key !== 'traceparent') text += fieldText(key, fields[key]);
     }
-    return fields;
+    const traceparent = fields['traceparent'];
+    if (typeof traceparent !== 'string') return text;
+    for (const [key, value] of Object.entries(cloudTraceFields(traceparent, projectId)))
+      text += fieldText(key, value);
+    return text;
   };
+  const contextText = (frame: LogContextFrame): string => {
+    if (frame.text !== undefined && frame.textKey === variant) return frame.text;
+    const { extension } = frame;
+    const text =
+      extension === undefined
+        ? fieldsText(frame.fields)
+        : contextText(extension.parent) + fieldsText(extension.added);
+    frame.text = text;
+    frame.textKey = variant;
+    return text;
+  };
+  return contextText;
+}
+
+/** Strings that JSON writes as they are between quotes (control characters are what it escapes). */
+// eslint-disable-next-line no-control-regex
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\u2028\u2029\ud800-\udfff]*$/;
+
+function jsonText(value: unknown): string {
+  return typeof value === 'string' && PLAIN_STRING.test(value)
+    ? `"${value}"`
+    : (JSON.stringify(value) ?? 'null');
+}
+
+/** `,"key":value` for one context field, a secret key's value redacted. */
+function fieldText(key: string, value: unknown): string {
+  return `,${jsonText(key)}:${jsonText(isSecretKey(key) ? REDACTED : value)}`;
 }
 
 /**
