@@ -134,18 +134,19 @@ export function isSecretKey(key: string): boolean {
  * common case costs one walk and no allocation. Cycles are left alone; depth is bounded.
  */
 export function redactSecrets<T>(value: T, maxDepth = 12): T {
-  return redactWalk(value, maxDepth, new WeakSet()) as T;
+  return redactWalk(value, maxDepth, []) as T;
 }
 
-function redactWalk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+/** `ancestors`: the objects above `value` (at most maxDepth), to leave a cycle alone. */
+function redactWalk(value: unknown, depth: number, ancestors: object[]): unknown {
   if (typeof value !== 'object' || value === null || depth <= 0) return value;
-  if (seen.has(value) || Buffer.isBuffer(value) || value instanceof Date) return value;
-  seen.add(value);
+  if (ancestors.includes(value) || Buffer.isBuffer(value) || value instanceof Date) return value;
+  ancestors.push(value);
   try {
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       value.forEach((item: unknown, index) => {
-        const next = redactWalk(item, depth - 1, seen);
+        const next = redactWalk(item, depth - 1, ancestors);
         if (next !== item) {
           copy ??= [...value];
           copy[index] = next;
@@ -155,7 +156,7 @@ function redactWalk(value: unknown, depth: number, seen: WeakSet<object>): unkno
     }
     let copy: Record<string, unknown> | undefined;
     for (const [key, child] of Object.entries(value)) {
-      const next = isSecretKey(key) ? REDACTED : redactWalk(child, depth - 1, seen);
+      const next = isSecretKey(key) ? REDACTED : redactWalk(child, depth - 1, ancestors);
       if (next !== child) {
         copy ??= { ...(value as Record<string, unknown>) };
         copy[key] = next;
@@ -163,7 +164,7 @@ function redactWalk(value: unknown, depth: number, seen: WeakSet<object>): unkno
     }
     return copy ?? value;
   } finally {
-    seen.delete(value);
+    ancestors.pop();
   }
 }
 
