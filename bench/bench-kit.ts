@@ -144,8 +144,13 @@ export function compareRuns(a: unknown, b: unknown): string {
 
 /** Where the machine's CPU went while `run` ran: this process, and every process together. */
 export interface CpuUse {
-  /** CPU seconds of this process (user + system). */
+  /** CPU seconds of this process (user + system), every thread. */
   processSeconds: number;
+  /**
+   * CPU seconds of the main thread: the local stack's event loop ("one core"), without the
+   * bench's client (its own thread) or V8's and libuv's helper threads.
+   */
+  mainThreadSeconds: number;
   /** Busy CPU seconds of the whole machine (all cores, /proc/stat; 0 where there is none). */
   machineSeconds: number;
   /** Wall seconds. */
@@ -167,14 +172,17 @@ function machineBusySeconds(): number {
 /** Runs `run` and says how much CPU it took, here and machine-wide (the emulators included). */
 export async function withCpu<T>(run: () => Promise<T>): Promise<{ result: T; cpu: CpuUse }> {
   const process0 = process.cpuUsage();
+  const thread0 = process.threadCpuUsage();
   const machine0 = machineBusySeconds();
   const wall0 = performance.now();
   const result = await run();
   const used = process.cpuUsage(process0);
+  const thread = process.threadCpuUsage(thread0);
   return {
     result,
     cpu: {
       processSeconds: (used.user + used.system) / 1e6,
+      mainThreadSeconds: (thread.user + thread.system) / 1e6,
       machineSeconds: machineBusySeconds() - machine0,
       wallSeconds: (performance.now() - wall0) / 1000,
     },

@@ -10,7 +10,7 @@ import {
 import { hopSamples, hopStats, type HopStats } from './hop-analysis';
 import { CHAIN_FLOW_KEY, FANOUT_FLOW_KEY } from './noop-flows';
 import type { PlatformStack } from './platform-stack';
-import { runBatch, type BatchResult } from './run-driver';
+import type { BatchResult } from './run-driver';
 
 const SYMBOL = 'BTC-USDT';
 /** A fixed asOf inside the bundled candles: every trigger resolves the same scope. */
@@ -46,7 +46,7 @@ async function measuredBatch(
   platform.log.clear();
   platform.handlers.clear();
   const { result: batch, cpu } = await withCpu(() =>
-    runBatch(platform, request(shape), runs, concurrency),
+    platform.driver.runBatch(request(shape), runs, concurrency),
   );
   return { batch, runs: await storedRuns(platform, batch.runIds), cpu };
 }

@@ -30,6 +30,9 @@ export function expectPlatformSmoke(result: BenchPart): void {
       step_ready: row.runs * row.stepsPerRun,
       step_event: row.runs * row.stepsPerRun,
     });
+    // The stack's event loop is one thread of the process (the client drives from its own).
+    expect(row.cpu.mainThreadSeconds).toBeGreaterThan(0);
+    expect(row.cpu.mainThreadSeconds).toBeLessThanOrEqual(row.cpu.processSeconds);
   }
   // Queries are per run (the trigger's quota and admission), not per step: only bounded here.
   expect(data.marginalPerStep).toMatchObject({ writes: 3, messages: 2, conflicts: 0 });

@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import { InMemoryArtifactStore } from '@tda/artifacts';
 import type { EmulatorEndpoints } from '@tda/emulators';
 import { createLogger, type Logger } from '@tda/observability';
-import { ApiClient } from '@tda/service-cli';
 import { startLocalStack, type LocalStack } from '@tda/service-local-stack';
 import { noopCatalogue } from './noop-flows';
 import { HandlerClock, noopWorker } from './noop-step';
 import { CallLog, RecordingBroker, RecordingRunStore } from './recording-adapters';
+import { RunDriver } from './run-driver';
 
 /** The local stack with the no-op flows and worker, and what the bench reads back. */
 export interface PlatformStack {
   stack: LocalStack;
-  api: ApiClient;
+  /** The bench's client, in its own thread (POST /runs, told when runs end). */
+  driver: RunDriver;
   log: CallLog;
   handlers: HandlerClock;
   /** TDA_PUBSUB_PREFIX of the stack's topics. */
@@ -66,9 +67,10 @@ export async function startPlatformStack(options: {
       ...(options.artifactsInMemory === true ? { artifacts: () => inMemoryArtifacts } : {}),
     },
   });
+  const driver = new RunDriver({ baseUrl: stack.url, token: stack.token }, log);
   return {
     stack,
-    api: new ApiClient({ baseUrl: stack.url, token: stack.token }),
+    driver,
     log,
     handlers,
     prefix,
