@@ -185,20 +185,36 @@ export function prepareRunPatch(runId: string, patch: RunPatch, now: Date): Stor
   }
   stamped['updatedAt'] = now.toISOString();
 
-  const paths = new Set(Object.keys(stamped));
-  for (const path of paths) {
-    const segments = path.split('.');
-    if (segments.some((s) => s === '')) issues.push(patchIssue(path, 'empty path segment'));
-    const reserved = segments.find((s) => RESERVED_FIELD.test(s));
-    if (reserved !== undefined) issues.push(patchIssue(path, `reserved field name '${reserved}'`));
-    // Every proper prefix ending before a '.': cut from the path, not rebuilt from its segments.
-    for (let dot = path.indexOf('.'); dot !== -1; dot = path.indexOf('.', dot + 1)) {
-      const parent = path.slice(0, dot);
-      if (paths.has(parent)) issues.push(patchIssue(path, `conflicts with path '${parent}'`));
-    }
-  }
+  for (const path in stamped) checkPatchPath(path, stamped, issues);
   if (issues.length > 0) throw new InvalidRunPatchError(runId, issues);
   return stamped;
+}
+
+/**
+ * One path of a patch: no empty or reserved segment, and no proper prefix (cut at a '.') that is
+ * itself a path of the patch. Walks the path once (issue 16: this runs on every write).
+ */
+function checkPatchPath(
+  path: string,
+  patch: Readonly<Record<string, unknown>>,
+  issues: ValidationIssue[],
+): void {
+  let empty = false;
+  let reserved: string | undefined;
+  const conflicts: string[] = [];
+  for (let start = 0; start <= path.length; ) {
+    const dot = path.indexOf('.', start);
+    const end = dot === -1 ? path.length : dot;
+    const segment = path.slice(start, end);
+    if (segment === '') empty = true;
+    else if (reserved === undefined && RESERVED_FIELD.test(segment)) reserved = segment;
+    if (dot === -1) break;
+    if (Object.hasOwn(patch, path.slice(0, dot))) conflicts.push(path.slice(0, dot));
+    start = dot + 1;
+  }
+  if (empty) issues.push(patchIssue(path, 'empty path segment'));
+  if (reserved !== undefined) issues.push(patchIssue(path, `reserved field name '${reserved}'`));
+  for (const parent of conflicts) issues.push(patchIssue(path, `conflicts with path '${parent}'`));
 }
 
 function patchIssue(path: string, message: string): ValidationIssue {
