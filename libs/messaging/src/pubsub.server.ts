@@ -85,7 +85,8 @@ type State = 'idle' | 'starting' | 'running' | 'draining' | 'stopped';
  * Every delivery runs in withLogContext({ messageId, deliveryAttempt, subscription,
  * messageType, runId, stepId, stepType, traceparent }), and exactly one outcome line is
  * logged per delivery: message_acked | message_invalid | message_handler_failed |
- * message_nacked (not handled: draining or over capacity).
+ * message_nacked (not handled: draining or over capacity). message_acked is at debug for a
+ * processed message (the handler logged what it did) and at info for a decided no-op.
  */
 export class PubSubServer
   extends Server<PubSubServerEvents, PubSubServerStatus>
@@ -324,7 +325,11 @@ export class PubSubServer
       this.counters.acked++;
       message.ack();
       const outcome = isHandlerOutcome(result) ? result : undefined;
-      logEvent(this.log, 'info', 'message_acked', {
+      // A processed message already has its handler's own info line (step_succeeded,
+      // run_advanced, ...): its ack is debug. A decided no-op says why at info (issue 16: two of
+      // a step's six info lines were these acks).
+      const level = outcome === undefined || outcome.outcome === 'processed' ? 'debug' : 'info';
+      logEvent(this.log, level, 'message_acked', {
         outcome: outcome?.outcome ?? 'processed',
         ...(outcome?.outcome === 'noop' ? { reason: outcome.reason } : {}),
         ...(outcome?.outcome === 'processed' && outcome.detail !== undefined

@@ -609,7 +609,8 @@ export class ChaosSuite {
         TDA_PUBSUB_PREFIX: this.prefix,
         TDA_DATA_DIR: stack.dataDir,
         PORT: '0',
-        TDA_LOG_LEVEL: 'info',
+        // debug: the replay check needs every delivery's message_acked (a processed one is debug)
+        TDA_LOG_LEVEL: 'debug',
         GEMINI_API_KEY: 'chaos-suite-fake-key',
         TDA_GEMINI_BASE_URL: this.requireModel().baseUrl,
         TDA_CHAOS_EXECUTIONS_FILE: this.executionsFile,
@@ -650,7 +651,8 @@ export class ChaosSuite {
   private logger(service: string): MemoryLogger {
     let logger = this.loggers.get(service);
     if (logger === undefined) {
-      logger = createMemoryLogger({ service, level: 'info' });
+      // debug: the replay check needs every delivery's message_acked (a processed one is debug)
+      logger = createMemoryLogger({ service, level: 'debug' });
       this.loggers.set(service, logger);
     }
     return logger;
