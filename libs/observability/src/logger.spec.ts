@@ -179,7 +179,7 @@ describe('log context propagation', () => {
     });
   });
 
-  it('writes each field of nested contexts once, an overridden one with its inner value', () => {
+  it('writes each field once: nested contexts, and call-site fields over the context', () => {
     const lines: string[] = [];
     const logger = createLogger({ service: 's', destination: { write: (l) => lines.push(l) } });
     withLogContext({ runId: 'r1', traceparent: TRACEPARENT }, () =>
@@ -188,6 +188,8 @@ describe('log context propagation', () => {
         withLogContext({ attempt: 2, messageId: 'm1' }, () =>
           withLogContext({ worker: 'w' }, () => logEvent(logger, 'info', 'step_claimed')),
         );
+        // a call-site field that the context has: written once, the call site's value
+        logEvent(logger, 'info', 'step_dispatched', { stepId: 's2', runId: 'r1', n: [1] });
       }),
     );
     const keys = (line: string | undefined) =>
@@ -201,6 +203,7 @@ describe('log context propagation', () => {
         'logging.googleapis.com/spanId': '00f067aa0ba902b7',
       },
       { runId: 'r1', stepId: 's1', attempt: 2, messageId: 'm1', worker: 'w' },
+      { runId: 'r1', stepId: 's2', attempt: 1, n: [1], event: 'step_dispatched' },
     ]);
     expect(lines[1]).toContain('"logging.googleapis.com/trace_sampled":true');
   });

@@ -1,5 +1,11 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import { currentLogContextFrame, type LogContext, type LogContextFrame } from './log-context';
+import {
+  currentLogContext,
+  currentLogContextFrame,
+  withLogContext,
+  type LogContext,
+  type LogContextFrame,
+} from './log-context';
 import type { LogEvent } from './log-events';
 import { buildRedactPaths, isSecretKey, REDACTED, redactSecrets } from './redaction';
 import { cloudTraceFields } from './trace-context';
@@ -124,7 +130,9 @@ function fieldText(key: string, value: unknown): string {
 
 /**
  * Writes one line for one taxonomy event. `event` is applied last so a stray `event` key in
- * `fields` cannot rename the line; the message defaults to the event name.
+ * `fields` cannot rename the line; the message defaults to the event name. A scalar field that
+ * the current context also has is written through a context that overrides it, so the line
+ * names each key once (the context's text comes before the call-site fields).
  */
 export function logEvent(
   logger: Logger,
@@ -134,5 +142,20 @@ export function logEvent(
   message?: string,
 ): void {
   if (!logger.isLevelEnabled(level)) return;
-  logger[level]({ ...fields, event }, message ?? event);
+  const context = currentLogContext();
+  let overrides: Record<string, string | number | boolean> | undefined;
+  let rest: Record<string, unknown> = fields;
+  for (const key in fields) {
+    const value = fields[key];
+    const scalar =
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    if (!scalar || !Object.hasOwn(context, key) || !Object.hasOwn(fields, key)) continue;
+    overrides ??= {};
+    overrides[key] = value;
+    if (rest === fields) rest = { ...fields };
+    delete rest[key];
+  }
+  const write = (): void => logger[level]({ ...rest, event }, message ?? event);
+  if (overrides === undefined) write();
+  else withLogContext(overrides, write);
 }
