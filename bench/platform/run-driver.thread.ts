@@ -13,7 +13,7 @@ export type DriverRequest =
       concurrency: number;
       timeoutMs: number;
     }
-  | { kind: 'ended'; runId: string };
+  | { kind: 'ended'; runIds: string[] };
 
 /** Driver → main thread: the batch's runs, in trigger order, or why it stopped. */
 export type DriverReply = { kind: 'done'; runIds: string[] } | { kind: 'failed'; message: string };
@@ -56,9 +56,11 @@ if (parentPort !== null) {
   const port = parentPort;
   port.on('message', (message: DriverRequest) => {
     if (message.kind === 'ended') {
-      const wake = waiting.get(message.runId);
-      if (wake === undefined) ended.add(message.runId);
-      else wake();
+      for (const runId of message.runIds) {
+        const wake = waiting.get(runId);
+        if (wake === undefined) ended.add(runId);
+        else wake();
+      }
       return;
     }
     ended.clear();
