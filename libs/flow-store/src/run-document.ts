@@ -202,7 +202,7 @@ function checkPatchPath(
   let empty = false;
   let reserved: string | undefined;
   const conflicts: string[] = [];
-  for (let start = 0; start <= path.length; ) {
+  for (let start = 0; start <= path.length;) {
     const dot = path.indexOf('.', start);
     const end = dot === -1 ? path.length : dot;
     const segment = path.slice(start, end);
