@@ -131,8 +131,9 @@ function fieldText(key: string, value: unknown): string {
 /**
  * Writes one line for one taxonomy event. `event` is applied last so a stray `event` key in
  * `fields` cannot rename the line; the message defaults to the event name. A scalar field that
- * the current context also has is written through a context that overrides it, so the line
- * names each key once (the context's text comes before the call-site fields).
+ * the current context also has is left to the context when equal, else written through a
+ * context that overrides it, so the line names each key once (the context's text comes before
+ * the call-site fields).
  */
 export function logEvent(
   logger: Logger,
@@ -150,8 +151,8 @@ export function logEvent(
     const scalar =
       typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
     if (!scalar || !Object.hasOwn(context, key) || !Object.hasOwn(fields, key)) continue;
-    overrides ??= {};
-    overrides[key] = value;
+    // The context already says it: drop the field. Only a different value needs a new context.
+    if (context[key] !== value) (overrides ??= {})[key] = value;
     if (rest === fields) rest = { ...fields };
     delete rest[key];
   }
