@@ -209,7 +209,8 @@ function checkPatchPath(
     if (segment === '') empty = true;
     else if (reserved === undefined && RESERVED_FIELD.test(segment)) reserved = segment;
     if (dot === -1) break;
-    if (Object.hasOwn(patch, path.slice(0, dot))) conflicts.push(path.slice(0, dot));
+    const parent = path.slice(0, dot);
+    if (Object.hasOwn(patch, parent)) conflicts.push(parent);
     start = dot + 1;
   }
   if (empty) issues.push(patchIssue(path, 'empty path segment'));
