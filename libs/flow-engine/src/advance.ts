@@ -1,7 +1,8 @@
 import type { ErrorInfo, FlowRun, RunProgress, RunStatus, StepStatus } from '@tda/contracts';
 import { currentStepOf } from './current-step';
-import { describeGraphIssue, findGraphIssues, topologicalOrder, type GraphIssue } from './dag';
+import { describeGraphIssue, type GraphIssue } from './dag';
 import { expandRequestedSteps } from './dynamic/expand-run';
+import { analyseGraph } from './graph-analysis';
 import { isStorageSafeStepId } from './ids';
 import { applyPatch, mergePatches, sortedSteps, stepPath, type RunPatch } from './patch';
 import {
@@ -165,12 +166,13 @@ function decideTermination(
   skip: (stepId: string) => void,
 ): RunTermination | undefined {
   if (run.cancelRequestedAt !== undefined) return terminalCause(run, statuses, now);
-  const issues = findGraphIssues(run.steps);
+  const { issues, order } = analyseGraph(run.steps);
   const [issue] = issues;
   if (issue !== undefined) {
     return { status: 'FAILED', cause: 'invalid_graph', issue, issueCount: issues.length };
   }
-  for (const id of topologicalOrder(run.steps)) {
+  // A graph without issues always has an order.
+  for (const id of order ?? []) {
     if (statuses.get(id) !== 'PENDING') continue;
     const deps = run.steps[id]?.dependsOn ?? [];
     if (deps.some((dep) => statuses.get(dep) === 'SKIPPED')) skip(id);

@@ -1,13 +1,9 @@
 import type { FlowRun, StepStatus } from '@tda/contracts';
-import { topologicalOrder } from './dag';
+import { analyseGraph } from './graph-analysis';
 
 /** The steps in DAG order; id order when the graph is invalid (the run fails on it anyway). */
-function dagOrder(steps: FlowRun['steps']): string[] {
-  try {
-    return topologicalOrder(steps);
-  } catch {
-    return Object.keys(steps).sort();
-  }
+function dagOrder(steps: FlowRun['steps']): readonly string[] {
+  return analyseGraph(steps).order ?? Object.keys(steps).sort();
 }
 
 /**
