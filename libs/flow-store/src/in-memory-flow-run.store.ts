@@ -57,6 +57,11 @@ interface Entry {
  */
 export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCheckpointStore {
   private readonly docs = new Map<string, Entry>();
+  /**
+   * Run ids by stored status: the admission's counts and PENDING list read one status, and a scan
+   * of every run made each trigger slower the longer the process had run (issue 16).
+   */
+  private readonly byStatus = new Map<unknown, Set<string>>();
   private readonly checkpoints = new Map<string, Record<string, unknown>>();
   private readonly watchers = new Set<(run: FlowRun) => void>();
   private readonly clock: () => Date;
@@ -72,7 +77,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     if (this.docs.has(doc.runId)) throw new RunAlreadyExistsError(doc.runId);
     const version = this.nextVersion();
     const frozen = deepFreeze(doc);
-    this.docs.set(doc.runId, { doc: frozen, version, read: frozen, strict: true });
+    this.put(doc.runId, { doc: frozen, version, read: frozen, strict: true });
     this.notify(frozen);
     return { run: frozen, version };
   }
@@ -115,7 +120,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
     const next = applyPatchShared(entry.doc as FlowRun, stored);
     const version = this.nextVersion();
     const valid = entry.strict === true && patchedRunIsValid(next, stored);
-    this.docs.set(runId, {
+    this.put(runId, {
       doc: next as Record<string, unknown>,
       version,
       ...(valid ? { read: next, strict: true } : {}),
@@ -175,11 +180,8 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
   async count(query: RunCountQuery): Promise<number> {
     await nextTurn();
     let n = 0;
-    for (const { doc } of this.docs.values()) {
-      const matches =
-        doc['status'] === query.status &&
-        (query.ownerId === undefined || doc['ownerId'] === query.ownerId);
-      if (matches) n += 1;
+    for (const [, { doc }] of this.withStatus(query.status)) {
+      if (query.ownerId === undefined || doc['ownerId'] === query.ownerId) n += 1;
     }
     return n;
   }
@@ -187,7 +189,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
   async list(query: RunListQuery): Promise<RunListPage> {
     const { limit, after, filters } = validateListQuery(query);
     await nextTurn();
-    const matching = [...this.docs.entries()]
+    const matching = [...this.withStatus(filters.status)]
       // Firestore's orderBy('createdAt') leaves out documents without the field.
       .filter(([, { doc }]) => doc['createdAt'] !== undefined)
       .filter(([, { doc }]) =>
@@ -207,7 +209,7 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
    */
   async seedRawDocument(runId: string, doc: Record<string, unknown>): Promise<void> {
     await nextTurn();
-    this.docs.set(runId, { doc: deepFreeze(structuredClone(doc)), version: this.nextVersion() });
+    this.put(runId, { doc: deepFreeze(structuredClone(doc)), version: this.nextVersion() });
   }
 
   /**
@@ -221,6 +223,30 @@ export class InMemoryFlowRunStore implements FlowRunStore, RunChangeFeed, StepCh
       entry.strict = strict;
     }
     return entry.read;
+  }
+
+  /** Stores `entry` as `runId`'s current version, keeping the status index. */
+  private put(runId: string, entry: Entry): void {
+    const before = this.docs.get(runId);
+    this.docs.set(runId, entry);
+    const status = entry.doc['status'];
+    if (before !== undefined && before.doc['status'] === status) return;
+    if (before !== undefined) this.byStatus.get(before.doc['status'])?.delete(runId);
+    const ids = this.byStatus.get(status);
+    if (ids === undefined) this.byStatus.set(status, new Set([runId]));
+    else ids.add(runId);
+  }
+
+  /** The runs stored with `status` (every run when undefined). */
+  private *withStatus(status: string | undefined): Iterable<[string, Entry]> {
+    if (status === undefined) {
+      yield* this.docs.entries();
+      return;
+    }
+    for (const runId of this.byStatus.get(status) ?? []) {
+      const entry = this.docs.get(runId);
+      if (entry !== undefined) yield [runId, entry];
+    }
   }
 
   private nextVersion(): string {

@@ -1,4 +1,4 @@
-import type { FlowRun } from '@tda/contracts';
+import type { FlowRun, RunStatus } from '@tda/contracts';
 import { FIELD_DELETE, type RunPatch, applyPatch, stepPatch } from '@tda/flow-engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { updateWithRetry } from '../conditional-update';
@@ -548,6 +548,31 @@ export function describeFlowRunStoreConformance(
         expect(firstPage.runs.map((r) => r.runId)).toEqual([d.runId]);
         const rest = await listAll(store, { limit: 1, ownerId: 'alice' });
         expect(rest.flat()).toEqual([d.runId, c.runId, a.runId]);
+      });
+
+      it('lists a run under the status it has now, across status changes', async () => {
+        const a = runAt(1, 'aaa', { status: 'PENDING' });
+        const b = runAt(2, 'bbb', { status: 'PENDING' });
+        for (const run of [a, b]) await store.create(run);
+        const ids = async (status: RunStatus): Promise<string[]> =>
+          (await store.list({ limit: 10, status })).runs.map((r) => r.runId);
+        const move = async (runId: string, status: RunStatus): Promise<void> => {
+          const read = await store.get(runId);
+          if (read === null) throw new Error('run vanished');
+          await store.update(runId, { status }, read.version);
+        };
+
+        await move(a.runId, 'RUNNING');
+        expect(await ids('PENDING')).toEqual([b.runId]);
+        expect(await ids('RUNNING')).toEqual([a.runId]);
+        await move(a.runId, 'RUNNING');
+        await move(b.runId, 'RUNNING');
+        expect(await ids('RUNNING')).toEqual([b.runId, a.runId]);
+        await move(a.runId, 'SUCCEEDED');
+        expect(await ids('RUNNING')).toEqual([b.runId]);
+        expect(await ids('SUCCEEDED')).toEqual([a.runId]);
+        expect(await ids('PENDING')).toEqual([]);
+        expect(await store.count({ status: 'RUNNING' })).toBe(1);
       });
 
       it('visits every run exactly once across pages', async () => {
