@@ -64,21 +64,36 @@ export class CallLog {
   }
 }
 
-/** Times `call` into the log; an update that throws is recorded as not ok and rethrown. */
+/**
+ * Times `call` into the log; an update that throws is recorded as not ok and rethrown. One
+ * object of one shape per call, no spreads: this runs around every store call of the stack being
+ * measured.
+ */
 async function timed<T>(
   log: CallLog,
-  entry: Omit<StoreCall, 'start' | 'end' | 'ok'>,
+  entry: Pick<StoreCall, 'service' | 'op' | 'runId' | 'patch'>,
   call: () => Promise<T>,
-  extra: (result: T) => Partial<StoreCall> = () => ({}),
+  docs?: (result: T) => number,
 ): Promise<T> {
   const start = performance.now();
+  let ok = false;
+  let billed: number | undefined;
   try {
     const result = await call();
-    log.store.push({ ...entry, ...extra(result), ok: true, start, end: performance.now() });
+    ok = true;
+    billed = docs?.(result);
     return result;
-  } catch (error) {
-    log.store.push({ ...entry, ok: false, start, end: performance.now() });
-    throw error;
+  } finally {
+    log.store.push({
+      service: entry.service,
+      op: entry.op,
+      runId: entry.runId,
+      ok,
+      start,
+      end: performance.now(),
+      patch: entry.patch,
+      docs: billed,
+    });
   }
 }
 
@@ -115,7 +130,7 @@ export class RecordingRunStore implements FlowRunStore {
       this.log,
       { service: this.service, op: 'list' },
       () => this.inner.list(query),
-      (page) => ({ docs: page.runs.length }),
+      (page) => page.runs.length,
     );
   }
 
@@ -124,16 +139,27 @@ export class RecordingRunStore implements FlowRunStore {
       this.log,
       { service: this.service, op: 'count' },
       () => this.inner.count(query),
-      (n) => ({ docs: Math.max(1, Math.ceil(n / 1000)) }),
+      (n) => Math.max(1, Math.ceil(n / 1000)),
     );
   }
 }
 
-function messageIds(attributes: Readonly<Record<string, string>> | undefined) {
+/** One bus call, one shape (ids from the message's attributes). */
+function busCall(
+  service: Service,
+  op: BusCall['op'],
+  attributes: Readonly<Record<string, string>> | undefined,
+  start: number,
+  end: number,
+): BusCall {
   return {
+    service,
+    op,
     messageType: attributes?.['messageType'] ?? 'other',
     runId: attributes?.['runId'] ?? '',
     stepId: attributes?.['stepId'] ?? '',
+    start,
+    end,
   };
 }
 
@@ -148,14 +174,8 @@ export class RecordingBroker implements MessageBroker {
   async publish(topic: string, message: OutgoingMessage): Promise<string> {
     const start = performance.now();
     const id = await this.inner.publish(topic, message);
-    const ids = messageIds(message.attributes);
-    this.log.bus.push({
-      service: this.service,
-      op: 'publish',
-      ...ids,
-      start,
-      end: performance.now(),
-    });
+    const end = performance.now();
+    this.log.bus.push(busCall(this.service, 'publish', message.attributes, start, end));
     return id;
   }
 
@@ -168,8 +188,7 @@ export class RecordingBroker implements MessageBroker {
       subscription,
       (message) => {
         const at = performance.now();
-        const ids = messageIds(message.attributes);
-        this.log.bus.push({ service: this.service, op: 'deliver', ...ids, start: at, end: at });
+        this.log.bus.push(busCall(this.service, 'deliver', message.attributes, at, at));
         onMessage(message);
       },
       options,

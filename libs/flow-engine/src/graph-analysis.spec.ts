@@ -5,9 +5,12 @@ import { analyseGraph } from './graph-analysis';
 import { deepFreeze } from './patch';
 import { dagArbitrary } from './testing/dag-arbitrary';
 
-type MutableSteps = Record<string, { dependsOn: string[]; timeframe?: string }>;
+interface Step {
+  dependsOn: string[];
+  timeframe?: string;
+}
 
-const chain = (): MutableSteps => ({
+const chain = (): { a: Step; b: Step; c: Step } => ({
   a: { dependsOn: [] },
   b: { dependsOn: ['a'] },
   c: { dependsOn: ['b'] },
@@ -70,18 +73,18 @@ describe('analyseGraph', () => {
     expect(analyseGraph(grown).order).toEqual(['a', 'b', 'c', 'd']);
     const retimed = deepFreeze({
       ...first,
-      b: { dependsOn: first['b']?.dependsOn ?? [], timeframe: '1h' },
+      b: { dependsOn: first.b.dependsOn, timeframe: '1h' },
     });
     expect(analyseGraph(retimed)).not.toBe(analysis);
-    const shrunk = deepFreeze({ a: first['a'], b: first['b'] });
+    const shrunk = deepFreeze({ a: first.a, b: first.b });
     expect(analyseGraph(shrunk).order).toEqual(['a', 'b']);
   });
 
   it('never remembers a graph whose arrays can still change', () => {
     const steps = chain();
     expect(analyseGraph(steps).order).toEqual(['a', 'b', 'c']);
-    steps['b']?.dependsOn.splice(0, 1, 'c');
-    steps['c']?.dependsOn.splice(0, 1, 'a');
+    steps.b.dependsOn.splice(0, 1, 'c');
+    steps.c.dependsOn.splice(0, 1, 'a');
     expect(analyseGraph(steps).order).toEqual(['a', 'c', 'b']);
   });
 

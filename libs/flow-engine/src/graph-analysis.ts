@@ -71,7 +71,8 @@ function sameGraph(known: Remembered, steps: GraphSteps, ids: readonly string[])
     const step = steps[id];
     return (
       known.ids[i] === id &&
-      step?.dependsOn === known.dependsOn[i] &&
+      step !== undefined &&
+      step.dependsOn === known.dependsOn[i] &&
       step.timeframe === known.timeframes[i]
     );
   });
