@@ -22,7 +22,8 @@ export type Shape = { kind: 'chain'; length: number } | { kind: 'fanout'; width:
 export const shapeName = (shape: Shape): string =>
   shape.kind === 'chain' ? `chain of ${shape.length}` : `fan-out ${shape.width} + join`;
 
-const stepsOf = (shape: Shape): number => (shape.kind === 'chain' ? shape.length : shape.width + 1);
+export const stepsOf = (shape: Shape): number =>
+  shape.kind === 'chain' ? shape.length : shape.width + 1;
 
 function request(shape: Shape) {
   return shape.kind === 'chain'

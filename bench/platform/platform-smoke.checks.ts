@@ -42,5 +42,8 @@ export function expectPlatformSmoke(result: BenchPart): void {
   expect(result.markdown).toMatch(/CPU speed [1-9]\d*k JSON round trips\/s/);
   expect(result.markdown).toContain('| hop | runs at once | samples |');
   expect(result.markdown).toContain('| flow | runs × at once | steps/s |');
+  // The stack ran its warm-up before the throughput rows, and the table says so.
+  expect(data.warmUpSteps).toBe(4);
+  expect(result.markdown).toContain('each stack ran 4 no-op steps first');
   expect(result.markdown).toContain('| one more step (marginal) |');
 }

@@ -14,6 +14,7 @@ import {
   marginalPerStep,
   measureHops,
   measureThroughput,
+  stepsOf,
   type HopRow,
   type Shape,
   type ThroughputRow,
@@ -38,6 +39,8 @@ export interface PlatformData {
   throughput: ThroughputRow[];
   /** Calls per extra step: the longest chain row minus the shortest, per step. */
   marginalPerStep: Record<string, number>;
+  /** No-op steps each stack ran before its throughput rows (Sizes.warmUpSteps). */
+  warmUpSteps: number;
   /** The embedded part's chain row again, with the artifacts in memory: TDA without the disk. */
   withoutDisk?: ThroughputRow;
 }
@@ -55,7 +58,20 @@ export interface Sizes {
   hopRuns: (concurrency: number) => number;
   hopShape: Shape;
   floorOps: number;
-  throughput: { shape: Shape; runs: number; concurrency: number }[];
+  throughput: ThroughputSize[];
+  /**
+   * No-op steps a stack runs before its throughput rows. A fresh process's rate keeps rising
+   * for its first ~15,000 steps (V8 tiering the stack's code up, the young generation growing:
+   * windows of 3,000 steps went 1,850 → 2,300-2,600 steps/s on one stack), so an unwarmed window
+   * measures the JIT more than TDA. The emulators' rows are bound by the emulators instead.
+   */
+  warmUpSteps: number;
+}
+
+interface ThroughputSize {
+  shape: Shape;
+  runs: number;
+  concurrency: number;
 }
 
 const FULL: Sizes = {
@@ -69,6 +85,7 @@ const FULL: Sizes = {
     { shape: { kind: 'chain', length: 100 }, runs: 8, concurrency: 8 },
     { shape: { kind: 'fanout', width: 32 }, runs: 4, concurrency: 1 },
   ],
+  warmUpSteps: 0,
 };
 
 const SMOKE: Sizes = {
@@ -81,6 +98,7 @@ const SMOKE: Sizes = {
     { shape: { kind: 'chain', length: 4 }, runs: 1, concurrency: 1 },
     { shape: { kind: 'fanout', width: 3 }, runs: 1, concurrency: 1 },
   ],
+  warmUpSteps: 4,
 };
 
 const MEMORY: Sizes = {
@@ -89,10 +107,11 @@ const MEMORY: Sizes = {
   floorOps: 2_000,
   throughput: [
     { shape: { kind: 'chain', length: 1 }, runs: 2_000, concurrency: 32 },
-    { shape: { kind: 'chain', length: 10 }, runs: 300, concurrency: 32 },
+    { shape: { kind: 'chain', length: 10 }, runs: 600, concurrency: 32 },
     { shape: { kind: 'chain', length: 100 }, runs: 24, concurrency: 8 },
     { shape: { kind: 'fanout', width: 32 }, runs: 30, concurrency: 1 },
   ],
+  warmUpSteps: 20_000,
 };
 
 /** The floors on the emulators under test, in this run: Firestore, Pub/Sub, and the hop's. */
@@ -122,17 +141,30 @@ async function emulatorFloors(
   }
 }
 
+/** The first chain row's shape (a chain of 10: a step's full path), `sizes.warmUpSteps` of it. */
+function warmUpRow(sizes: Sizes): ThroughputSize | undefined {
+  return sizes.throughput.find((r) => r.shape.kind === 'chain' && r.shape.length > 1);
+}
+
+async function warmUp(platform: PlatformStack, sizes: Sizes): Promise<void> {
+  const row = warmUpRow(sizes);
+  if (row === undefined || sizes.warmUpSteps <= 0) return;
+  const runs = Math.ceil(sizes.warmUpSteps / stepsOf(row.shape));
+  await measureThroughput(platform, row.shape, runs, row.concurrency);
+}
+
 /** Hops at each concurrency, then the throughput shapes, on one running stack. */
 export async function measurePlatform(
   platform: PlatformStack,
   sizes: Sizes,
-): Promise<Pick<PlatformData, 'hops' | 'throughput' | 'marginalPerStep'>> {
+): Promise<Pick<PlatformData, 'hops' | 'throughput' | 'marginalPerStep' | 'warmUpSteps'>> {
   // Warm-up: JIT, gRPC channels, the first subscription streams.
   await measureThroughput(platform, sizes.hopShape, 4, 2);
   const hops: HopRow[] = [];
   for (const c of sizes.concurrency) {
     hops.push(await measureHops(platform, sizes.hopShape, c, sizes.hopRuns(c)));
   }
+  await warmUp(platform, sizes);
   const throughput: ThroughputRow[] = [];
   for (const row of sizes.throughput) {
     throughput.push(await measureThroughput(platform, row.shape, row.runs, row.concurrency));
@@ -142,6 +174,7 @@ export async function measurePlatform(
   return {
     hops,
     throughput,
+    warmUpSteps: sizes.warmUpSteps,
     marginalPerStep:
       short !== undefined && long !== undefined && long !== short
         ? marginalPerStep(short, long)
@@ -214,11 +247,11 @@ async function artifactFloors(platform: PlatformStack, sizes: Sizes): Promise<Ar
  * costs per step, apart from the filesystem (whose floor is measured above).
  */
 async function withoutDisk(sizes: Sizes): Promise<ThroughputRow | undefined> {
-  const row = sizes.throughput.find((r) => r.shape.kind === 'chain' && r.shape.length > 1);
+  const row = warmUpRow(sizes);
   if (row === undefined) return undefined;
   const platform = await startPlatformStack({ backend: 'memory', artifactsInMemory: true });
   try {
-    await measureThroughput(platform, row.shape, Math.ceil(row.runs / 4), row.concurrency);
+    await warmUp(platform, sizes);
     const measured = await measureThroughput(platform, row.shape, row.runs, row.concurrency);
     return { ...measured, shape: `${measured.shape}, ${IN_MEMORY}` };
   } finally {

@@ -182,8 +182,12 @@ function throughputTable(data: PlatformData, cores: number): string[] {
       ];
     }),
   );
+  const warmedUp =
+    data.warmUpSteps > 0
+      ? `; each stack ran ${fmt(data.warmUpSteps)} no-op steps first, to measure it warm`
+      : '';
   return [
-    `Throughput with no-op workers (floor: the store floor at the number of steps in flight; one step = ${WRITES_PER_STEP} conditional writes; target ≥ 0.7× on the emulators, ≥ 2,000 steps/s in memory):`,
+    `Throughput with no-op workers (floor: the store floor at the number of steps in flight; one step = ${WRITES_PER_STEP} conditional writes; target ≥ 0.7× on the emulators, ≥ 2,000 steps/s in memory${warmedUp}):`,
     '',
     table,
   ];
