@@ -25,8 +25,8 @@ interface Remembered {
  * Analyses remembered by the frozen `dependsOn` array of a graph's first step that has one. A
  * stored run's next version shares its steps' dependsOn arrays (the in-memory store writes with
  * structural sharing), so advance — which asks on every step event, twice — works the graph out
- * once per run instead (issue 16: a tenth of an embedded advance). A graph read from JSON has new
- * arrays and is simply analysed.
+ * once per run instead (issue 16: ~11 µs per step event in a chain of 10, 0.4 µs remembered). A
+ * graph read from JSON has new arrays and is simply analysed.
  */
 const remembered = new WeakMap<readonly string[], Remembered>();
 
