@@ -101,7 +101,7 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
         TDA_LOG_LEVEL: 'info',
         // A short lease so that a killed worker's step is reclaimable within the test — but not
         // so short that a live replica starved of CPU by the rest of `npm test` loses it (3 s
-        // did once, and 6 s once on a VM slowed to a third of its speed: the step ended at
+        // did once, and 6 s once in a full `npm test` on this 2-core VM: the step ended at
         // attempt 3).
         TDA_STEP_LEASE_SECONDS: '10',
         TDA_STEP_HEARTBEAT_SECONDS: '0.5',
