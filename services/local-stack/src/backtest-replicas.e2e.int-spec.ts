@@ -72,6 +72,22 @@ function executionsOf(workers: readonly WorkerProcess[], runId: string): Executi
   );
 }
 
+/**
+ * The attempts among `later` (sorted, on `worker`) that were followed by another attempt without
+ * the worker logging a warning or an error about the run in between: a re-execution nobody can
+ * explain from the logs.
+ */
+function unexplainedRetries(worker: WorkerProcess, runId: string, later: Execution[]): number[] {
+  const warned = worker.logs
+    .filter((r) => r['runId'] === runId && r['severity'] !== 'INFO' && r['severity'] !== 'DEBUG')
+    .map((r) => Date.parse(String(r['time'])));
+  return later.slice(0, -1).flatMap((execution, i) => {
+    const next = later[i + 1]?.claimedAt ?? Infinity;
+    const explained = warned.some((t) => t >= execution.claimedAt && t <= next);
+    return explained ? [] : [execution.attempt];
+  });
+}
+
 /** The sample value of one series of a worker's GET /metrics (0 when absent). */
 async function metric(worker: WorkerProcess, series: RegExp): Promise<number> {
   const port = Number(worker.withEvent('service_started')[0]?.['port']);
@@ -101,9 +117,8 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
         TDA_LOG_LEVEL: 'info',
         // A short lease so that a killed worker's step is reclaimable within the test — but not
         // so short that a live replica starved of CPU by the rest of `npm test` loses it (3 s
-        // did once, and 6 s once in a full `npm test` on this 2-core VM: the step ended at
-        // attempt 3).
-        TDA_STEP_LEASE_SECONDS: '10',
+        // did once: the step ended at attempt 3).
+        TDA_STEP_LEASE_SECONDS: '6',
         TDA_STEP_HEARTBEAT_SECONDS: '0.5',
         TDA_BACKTEST_BATCH_SIZE: '500',
         TDA_BACKTEST_SNAPSHOT_SECONDS: '0',
@@ -186,16 +201,37 @@ describe('backtest worker replicas (two processes on the emulators)', () => {
     const victim = await runningOn(job.job_id);
     await victim.kill();
     const survivor = workers.find((w) => w !== victim && w.alive);
+    if (survivor === undefined) throw new Error('no live replica left');
     const run = await waitForRunStatus(h.api, job.job_id, 'SUCCEEDED', 120_000);
     const executions = executionsOf(workers, job.job_id).sort((p, q) => p.attempt - q.attempt);
-    expect(executions.map((e) => [e.pid, e.attempt])).toEqual([
-      [victim.pid, 1],
-      [survivor?.pid, 2],
-    ]);
-    expect(run.steps[STEP]?.attempt).toBe(2);
-    // The reclaim restarted the attempt: the best-so-far now belongs to attempt 2, complete.
+    const [first, ...later] = executions;
+    expect([first?.pid, first?.attempt]).toEqual([victim.pid, 1]);
+    // The survivor reclaimed it as attempt 2. Under the full suite's load an attempt may end
+    // without a result (a retryable failure: nack, then the survivor takes its own step over);
+    // that is at-least-once, but only with a logged reason (twice a run here ended at attempt 3,
+    // without logs to tell why).
+    expect(later.map((e) => [e.pid, e.attempt])).toEqual(
+      later.map((_, i) => [survivor.pid, i + 2]),
+    );
+    expect(later.length).toBeGreaterThanOrEqual(1);
+    const survivorLines = survivor.logs
+      .filter((r) => r['runId'] === job.job_id)
+      .map((r) => [
+        r['time'],
+        r['severity'],
+        r['event'],
+        r['attempt'],
+        r['reason'],
+        r['errorCode'],
+      ]);
+    expect(unexplainedRetries(survivor, job.job_id, later), JSON.stringify(survivorLines)).toEqual(
+      [],
+    );
+    const last = later.at(-1)?.attempt;
+    expect(run.steps[STEP]?.attempt).toBe(last);
+    // The reclaim restarted the attempt: the best-so-far belongs to the last attempt, complete.
     expect(await h.stack.backends.checkpoints.readCheckpoint(job.job_id, STEP)).toMatchObject({
-      attempt: 2,
+      attempt: last,
       stage: 'stage_b',
       processedUnits: 100_000,
     });
