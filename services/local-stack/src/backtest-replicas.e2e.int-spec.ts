@@ -52,10 +52,12 @@ interface Execution {
   finishedAt?: number;
 }
 
+/** When a JSON log line was written (ms since the epoch). */
+const at = (record: LogRecord) => Date.parse(String(record['time'] ?? record['timestamp']));
+
 /** Each process's claims and finalizes of a run's backtest step, from its JSON log lines. */
 function executionsOf(workers: readonly WorkerProcess[], runId: string): Execution[] {
   const mine = (record: LogRecord) => record['runId'] === runId && record['stepId'] === STEP;
-  const at = (record: LogRecord) => Date.parse(String(record['time'] ?? record['timestamp']));
   return workers.flatMap((worker) =>
     worker
       .withEvent('step_claimed')
@@ -80,7 +82,7 @@ function executionsOf(workers: readonly WorkerProcess[], runId: string): Executi
 function unexplainedRetries(worker: WorkerProcess, runId: string, later: Execution[]): number[] {
   const warned = worker.logs
     .filter((r) => r['runId'] === runId && r['severity'] !== 'INFO' && r['severity'] !== 'DEBUG')
-    .map((r) => Date.parse(String(r['time'])));
+    .map(at);
   return later.slice(0, -1).flatMap((execution, i) => {
     const next = later[i + 1]?.claimedAt ?? Infinity;
     const explained = warned.some((t) => t >= execution.claimedAt && t <= next);
